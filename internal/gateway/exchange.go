@@ -1,0 +1,94 @@
+package gateway
+
+import (
+	"io"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/soap"
+)
+
+// exchange is one request's state. It is the http.ResponseWriter the proxy
+// writes to, so that the proxy's error hook can reach the request's SOAP
+// version and correlation id without a context value, and so that status
+// and bytes sent are counted where they happen.
+type exchange struct {
+	http.ResponseWriter
+	start     time.Time
+	backendAt time.Time // when the request was handed to the proxy
+	id        string
+	version   soap.Version
+	route     *route
+	body      *countingBody
+	status    int
+	sent      int64
+	outcome   metrics.Outcome
+	reason    error // why the gateway answered itself; logged, never sent
+}
+
+func (e *exchange) WriteHeader(code int) {
+	if e.status == 0 {
+		e.status = code
+		if code >= 200 && e.route != nil && !e.backendAt.IsZero() {
+			e.route.metrics.Backend(time.Since(e.backendAt))
+		}
+	}
+	e.ResponseWriter.WriteHeader(code)
+}
+
+func (e *exchange) Write(p []byte) (int, error) {
+	if e.status == 0 {
+		e.WriteHeader(http.StatusOK)
+	}
+	n, err := e.ResponseWriter.Write(p)
+	e.sent += int64(n)
+	return n, err
+}
+
+// Flush lets the proxy stream responses of unknown length as they come.
+func (e *exchange) Flush() { _ = http.NewResponseController(e.ResponseWriter).Flush() }
+
+// Unwrap exposes the server's writer to http.ResponseController.
+func (e *exchange) Unwrap() http.ResponseWriter { return e.ResponseWriter }
+
+// received is the number of request body bytes read from the client.
+func (e *exchange) received() int64 {
+	if e.body == nil {
+		return 0
+	}
+	return e.body.n.Load()
+}
+
+// countingBody counts request bytes and keeps the first read error, so that
+// a failed exchange can be blamed on the client (slow, too large, gone)
+// rather than on the backend. Its fields are atomic because the transport's
+// body-writing goroutine may still be reading when the handler returns.
+type countingBody struct {
+	rc  io.ReadCloser
+	n   atomic.Int64
+	err atomic.Pointer[error]
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	b.n.Add(int64(n))
+	if err != nil && err != io.EOF {
+		b.err.CompareAndSwap(nil, &err)
+	}
+	return n, err
+}
+
+func (b *countingBody) Close() error { return b.rc.Close() }
+
+// readErr is the first error reading the client's body, or nil.
+func (b *countingBody) readErr() error {
+	if b == nil {
+		return nil
+	}
+	if p := b.err.Load(); p != nil {
+		return *p
+	}
+	return nil
+}

@@ -1,0 +1,139 @@
+package gateway
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+
+	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/soap"
+)
+
+// Errors the gateway raises itself before forwarding.
+var (
+	errMethod      = errors.New("gateway: method not allowed")
+	errContentType = errors.New("gateway: unsupported content type")
+	errNoRoute     = errors.New("gateway: no route for path")
+)
+
+// Errors that say which side of a failed exchange is to blame. The proxy's
+// error hook wraps the transport's error in one of them.
+type (
+	// clientBodyError is a failure reading the request body from the client.
+	clientBodyError struct{ err error }
+	// clientGoneError means the client cancelled the request.
+	clientGoneError struct{ err error }
+	// backendError is a failure talking to the backend.
+	backendError struct{ err error }
+)
+
+func (e *clientBodyError) Error() string { return "gateway: reading request body: " + e.err.Error() }
+func (e *clientBodyError) Unwrap() error { return e.err }
+func (e *clientGoneError) Error() string { return "gateway: client went away: " + e.err.Error() }
+func (e *clientGoneError) Unwrap() error { return e.err }
+func (e *backendError) Error() string    { return "gateway: backend: " + e.err.Error() }
+func (e *backendError) Unwrap() error    { return e.err }
+
+// failure is the gateway's answer to an error: what the partner sees
+// (status, fault code, reason) and what the operator sees (outcome).
+type failure struct {
+	status  int
+	code    soap.Code
+	reason  string
+	outcome metrics.Outcome
+}
+
+// classify maps every error the gateway answers itself to its failure. It is
+// the one place where errors become statuses and faults; later stages plug
+// their error kinds in here. Reasons are deliberately generic: the cause is
+// logged with the correlation id, never sent.
+func classify(err error) failure {
+	var (
+		tooLarge *http.MaxBytesError
+		body     *clientBodyError
+		gone     *clientGoneError
+		backend  *backendError
+	)
+	switch {
+	case errors.Is(err, errMethod):
+		return failure{http.StatusMethodNotAllowed, soap.Sender, "Method not allowed: SOAP requests use POST", metrics.MethodNotAllowed}
+	case errors.Is(err, errContentType):
+		return failure{http.StatusUnsupportedMediaType, soap.Sender,
+			"Unsupported media type: expected text/xml, application/soap+xml or multipart/related", metrics.UnsupportedMediaType}
+	case errors.Is(err, errNoRoute):
+		return failure{http.StatusNotFound, soap.Sender, "No service at this path", metrics.Unrouted}
+	case errors.As(err, &tooLarge):
+		return failure{http.StatusRequestEntityTooLarge, soap.Sender, "Request body too large", metrics.TooLarge}
+	case errors.As(err, &gone):
+		return failure{499, soap.Sender, "Client closed the request", metrics.ClientCanceled}
+	case errors.As(err, &body) && isTimeout(body.err):
+		return failure{http.StatusRequestTimeout, soap.Sender, "Request body not received in time", metrics.ClientTimeout}
+	case errors.As(err, &body):
+		return failure{http.StatusBadRequest, soap.Sender, "Request body could not be read", metrics.BadRequest}
+	case errors.As(err, &backend) && isTimeout(backend.err) && !isDial(backend.err):
+		return failure{http.StatusGatewayTimeout, soap.Receiver, "Backend service timed out", metrics.BackendTimeout}
+	case errors.As(err, &backend):
+		return failure{http.StatusBadGateway, soap.Receiver, "Backend service unavailable", metrics.BackendUnavailable}
+	}
+	return failure{http.StatusInternalServerError, soap.Receiver, "Internal gateway error", metrics.InternalError}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// isDial reports a failure to connect: the backend is unavailable (502)
+// even when the connect attempt timed out, as opposed to a backend that
+// accepted the request and did not answer in time (504).
+func isDial(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "dial"
+}
+
+// fail answers the exchange with the fault for err. A client that went away
+// gets nothing: there is no one to write to.
+func (e *exchange) fail(err error) {
+	f := classify(err)
+	e.outcome, e.reason = f.outcome, err
+	if f.outcome == metrics.ClientCanceled {
+		e.status = f.status
+		return
+	}
+	h := e.Header()
+	h.Set("Content-Type", e.version.ContentType())
+	h.Set("Cache-Control", "no-store")
+	if f.status == http.StatusMethodNotAllowed {
+		h.Set("Allow", http.MethodPost)
+	}
+	if f.status == http.StatusRequestEntityTooLarge || f.outcome == metrics.BadRequest || f.outcome == metrics.ClientTimeout {
+		// The rest of the body was not read; the connection cannot be reused.
+		h.Set("Connection", "close")
+	}
+	fault := soap.Fault{Code: f.code, Reason: f.reason, CorrelationID: e.id}
+	var b []byte
+	b = fault.Append(b, e.version)
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	e.WriteHeader(f.status)
+	_, _ = e.Write(b)
+}
+
+// proxyError is the reverse proxy's error hook: it decides who is to blame
+// for a failed round trip and answers with the matching fault.
+func proxyError(w http.ResponseWriter, r *http.Request, err error) {
+	e, ok := w.(*exchange)
+	if !ok {
+		http.Error(w, "bad gateway", http.StatusBadGateway)
+		return
+	}
+	switch {
+	case e.body.readErr() != nil:
+		err = &clientBodyError{e.body.readErr()}
+	case r.Context().Err() != nil:
+		err = &clientGoneError{err}
+	default:
+		err = &backendError{err}
+	}
+	e.fail(err)
+}

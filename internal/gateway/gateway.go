@@ -1,0 +1,116 @@
+package gateway
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/wssgw/wssgw/internal/config"
+	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/soap"
+)
+
+// Gateway is the data-plane handler: it checks, routes and forwards SOAP
+// requests.
+type Gateway struct {
+	routes   routeTable
+	unrouted *metrics.RouteMetrics
+	metrics  *metrics.Metrics
+	log      *slog.Logger
+}
+
+// New builds the gateway for a validated configuration.
+func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, error) {
+	pool := newBufferPool()
+	routes := make([]*route, 0, len(cfg.Routes))
+	for _, rc := range cfg.Routes {
+		r, err := newRoute(rc, m, pool)
+		if err != nil {
+			return nil, err
+		}
+		routes = append(routes, r)
+	}
+	return &Gateway{
+		routes:   newRouteTable(routes),
+		unrouted: m.Route(metrics.NoRoute),
+		metrics:  m,
+		log:      log,
+	}, nil
+}
+
+// ServeHTTP handles one SOAP request.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	e := &exchange{ResponseWriter: w, start: time.Now(), id: requestID(r.Header.Get(HeaderRequestID))}
+	g.metrics.InFlight().Inc()
+	defer g.finish(e, r)
+	w.Header().Set(HeaderRequestID, e.id)
+
+	kind, version := soap.Classify(r.Header.Get("Content-Type"))
+	e.version = version
+	e.route = g.routes.match(r.URL.Path)
+	if err := admit(r, e.route, kind); err != nil {
+		e.fail(err)
+		return
+	}
+	g.forward(w, r, e)
+}
+
+// admit applies the checks that need no body: route, method, content type,
+// declared length.
+func admit(r *http.Request, rt *route, kind soap.Kind) error {
+	switch {
+	case rt == nil:
+		return errNoRoute
+	case r.Method != http.MethodPost:
+		return errMethod
+	case kind == soap.Unsupported:
+		return fmt.Errorf("%w: %q", errContentType, r.Header.Get("Content-Type"))
+	case r.ContentLength > rt.maxBodyBytes:
+		return &http.MaxBytesError{Limit: rt.maxBodyBytes}
+	}
+	return nil
+}
+
+// forward streams the request to the route's backend and the response back.
+func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange) {
+	rt := e.route
+	// The read deadline is per route, so it is set here rather than as the
+	// server's ReadTimeout; the server resets it for the next request.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(rt.readTimeout))
+	e.body = &countingBody{rc: http.MaxBytesReader(w, r.Body, rt.maxBodyBytes)}
+	r.Body = e.body
+	r.Header.Set(HeaderRequestID, e.id)
+	e.backendAt = time.Now()
+	rt.proxy.ServeHTTP(e, r)
+}
+
+// finish records the request's metrics and its log line. A proxy that
+// aborts a streamed response panics with http.ErrAbortHandler; that is
+// recorded too and the panic passed on, so the server cuts the connection
+// instead of sending a truncated response that looks complete.
+func (g *Gateway) finish(e *exchange, r *http.Request) {
+	p := recover()
+	if p != nil {
+		e.outcome, e.reason = metrics.BackendAborted, fmt.Errorf("gateway: response aborted: %v", p)
+		if r.Context().Err() != nil {
+			e.outcome = metrics.ClientCanceled
+		}
+	} else if e.reason == nil {
+		e.outcome = metrics.Ok
+		if e.status >= 500 {
+			e.outcome = metrics.BackendFault
+		}
+	}
+	elapsed := time.Since(e.start)
+	g.metrics.InFlight().Dec()
+	rm := g.unrouted
+	if e.route != nil {
+		rm = e.route.metrics
+	}
+	rm.Done(e.outcome, elapsed, e.received(), e.sent)
+	g.logRequest(r, e, elapsed)
+	if p != nil {
+		panic(p)
+	}
+}

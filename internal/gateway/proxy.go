@@ -1,0 +1,123 @@
+package gateway
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/wssgw/wssgw/internal/config"
+)
+
+// newProxy builds the reverse proxy of one route. It is an
+// httputil.ReverseProxy with Rewrite (never Director: Rewrite strips
+// hop-by-hop and X-Forwarded-* headers before our hook runs) and a shared
+// buffer pool.
+func newProxy(rc config.Route, pool *bufferPool) (*httputil.ReverseProxy, error) {
+	target, err := url.Parse(rc.Backend)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: route %s: backend: %w", rc.Name, err)
+	}
+	transport, err := newTransport(rc)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: route %s: %w", rc.Name, err)
+	}
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.SetXForwarded()
+			// SetURL sets the outbound Host to the backend's, which is what
+			// a backend behind a sidecar expects; the original is in
+			// X-Forwarded-Host.
+		},
+		Transport:    transport,
+		BufferPool:   pool,
+		ErrorHandler: proxyError,
+		ErrorLog:     discardLog,
+	}, nil
+}
+
+// newTransport gives each route its own connection pool, so one slow
+// backend cannot take another's idle connections.
+func newTransport(rc config.Route) (*http.Transport, error) {
+	t := &http.Transport{
+		// A sidecar talks to its backend directly, never through the
+		// environment's HTTP proxy.
+		Proxy: nil,
+		DialContext: (&net.Dialer{
+			Timeout:   rc.Timeouts.Connect,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		MaxIdleConnsPerHost:   rc.MaxIdleConns,
+		IdleConnTimeout:       rc.Timeouts.Idle,
+		ResponseHeaderTimeout: rc.Timeouts.Backend,
+		TLSHandshakeTimeout:   rc.Timeouts.Connect,
+		ExpectContinueTimeout: time.Second,
+		// Bodies pass through byte-exact: the transport must not add
+		// Accept-Encoding and transparently decompress.
+		DisableCompression: true,
+	}
+	if u, _ := url.Parse(rc.Backend); u != nil && u.Scheme == "https" {
+		tc, err := backendTLS(rc.BackendTLS)
+		if err != nil {
+			return nil, err
+		}
+		t.TLSClientConfig = tc
+		t.ForceAttemptHTTP2 = true
+	}
+	return t, nil
+}
+
+func backendTLS(bt config.BackendTLS) (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: bt.ServerName}
+	if bt.CAFile != "" {
+		pool, err := loadCAPool(bt.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("backendTLS.caFile: %w", err)
+		}
+		tc.RootCAs = pool
+	}
+	if bt.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(bt.CertFile, bt.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("backendTLS.certFile: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
+}
+
+func loadCAPool(file string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%s: no PEM certificates", file)
+	}
+	return pool, nil
+}
+
+// bufferPool recycles the 32 KiB copy buffers of every route's proxy.
+type bufferPool struct{ p sync.Pool }
+
+const copyBufferSize = 32 << 10
+
+func newBufferPool() *bufferPool {
+	return &bufferPool{p: sync.Pool{New: func() any { b := make([]byte, copyBufferSize); return &b }}}
+}
+
+func (b *bufferPool) Get() []byte { return *(b.p.Get().(*[]byte)) }
+
+func (b *bufferPool) Put(buf []byte) {
+	if cap(buf) == copyBufferSize {
+		b.p.Put(&buf)
+	}
+}

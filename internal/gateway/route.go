@@ -1,0 +1,68 @@
+package gateway
+
+import (
+	"net/http/httputil"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wssgw/wssgw/internal/config"
+	"github.com/wssgw/wssgw/internal/metrics"
+)
+
+// route is a config.Route made ready to serve.
+type route struct {
+	name         string
+	prefix       string
+	maxBodyBytes int64
+	readTimeout  time.Duration
+	proxy        *httputil.ReverseProxy
+	metrics      *metrics.RouteMetrics
+}
+
+// routeTable finds the route for a path by longest prefix on segment
+// boundaries. Routes are few, so a sorted slice beats a trie.
+type routeTable []*route
+
+func newRouteTable(routes []*route) routeTable {
+	t := append(routeTable(nil), routes...)
+	sort.Slice(t, func(i, j int) bool { return len(t[i].prefix) > len(t[j].prefix) })
+	return t
+}
+
+func (t routeTable) match(path string) *route {
+	for _, r := range t {
+		if matchPrefix(path, r.prefix) {
+			return r
+		}
+	}
+	return nil
+}
+
+// matchPrefix reports whether prefix is path or a leading run of its
+// segments, so /orders matches /orders/x but never /ordersx.
+func matchPrefix(path, prefix string) bool {
+	if prefix == "/" {
+		return strings.HasPrefix(path, "/")
+	}
+	if !strings.HasPrefix(path, prefix) {
+		return false
+	}
+	return len(path) == len(prefix) || path[len(prefix)] == '/'
+}
+
+// newRoute builds a route from its validated config.
+func newRoute(rc config.Route, m *metrics.Metrics, pool *bufferPool) (*route, error) {
+	p, err := newProxy(rc, pool)
+	if err != nil {
+		return nil, err
+	}
+	return &route{
+		name:         rc.Name,
+		prefix:       rc.Path,
+		maxBodyBytes: int64(rc.MaxBodyBytes),
+		readTimeout:  rc.Timeouts.Read,
+		proxy:        p,
+		metrics:      m.Route(rc.Name),
+	}, nil
+}

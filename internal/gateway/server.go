@@ -1,0 +1,171 @@
+package gateway
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/wssgw/wssgw/internal/config"
+	"github.com/wssgw/wssgw/internal/metrics"
+)
+
+// discardLog silences net/http's own error log; the gateway logs every
+// request itself, with its correlation id.
+var discardLog = log.New(discardWriter{}, "", 0)
+
+type discardWriter struct{}
+
+func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// Server runs the data and admin listeners and drains them on shutdown.
+type Server struct {
+	cfg     *config.Config
+	gateway *Gateway
+	metrics *metrics.Metrics
+	log     *slog.Logger
+	ready   atomic.Bool
+
+	// OnListen, if set, is called with the bound addresses once both
+	// listeners accept connections (the demo and tests use it with port 0).
+	OnListen func(data, admin net.Addr)
+}
+
+// NewServer builds a server for a validated configuration.
+func NewServer(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Server, error) {
+	gw, err := New(cfg, m, log)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{cfg: cfg, gateway: gw, metrics: m, log: log}, nil
+}
+
+// Ready reports whether the server accepts traffic: listeners are up and no
+// drain has started.
+func (s *Server) Ready() bool { return s.ready.Load() }
+
+func (s *Server) setReady(v bool) {
+	s.ready.Store(v)
+	s.metrics.SetReady(v)
+}
+
+// Run serves until ctx is cancelled, then drains: readiness goes false, the
+// listeners keep serving for shutdown.delay so load balancers can notice,
+// then stop accepting, and in-flight requests get up to
+// shutdown.drainTimeout to finish. It returns nil after a drain, timed out
+// or not, and an error only if serving could not start or failed.
+func (s *Server) Run(ctx context.Context) error {
+	dataLn, adminLn, err := s.listen()
+	if err != nil {
+		return err
+	}
+	data := s.dataServer()
+	admin := &http.Server{
+		Handler:           s.adminHandler(s.cfg.Admin.Pprof),
+		ReadHeaderTimeout: 5 * time.Second,
+		ErrorLog:          discardLog,
+	}
+	errc := make(chan error, 2)
+	go func() { errc <- serve(admin, adminLn) }()
+	go func() { errc <- serve(data, dataLn) }()
+	s.setReady(true)
+	s.log.Info("listening", "data", dataLn.Addr().String(), "admin", adminLn.Addr().String(), "tls", s.cfg.TLS.Enabled())
+	if s.OnListen != nil {
+		s.OnListen(dataLn.Addr(), adminLn.Addr())
+	}
+	select {
+	case err = <-errc:
+		s.setReady(false)
+		_ = data.Close()
+		_ = admin.Close()
+		return err
+	case <-ctx.Done():
+	}
+	s.drain(data, admin)
+	return nil
+}
+
+func (s *Server) listen() (data, admin net.Listener, err error) {
+	data, err = net.Listen("tcp", s.cfg.Listen)
+	if err != nil {
+		return nil, nil, fmt.Errorf("gateway: listen: %w", err)
+	}
+	admin, err = net.Listen("tcp", s.cfg.Admin.Listen)
+	if err != nil {
+		data.Close()
+		return nil, nil, fmt.Errorf("gateway: admin.listen: %w", err)
+	}
+	if s.cfg.TLS.Enabled() {
+		tc, err := serverTLS(s.cfg.TLS)
+		if err != nil {
+			data.Close()
+			admin.Close()
+			return nil, nil, err
+		}
+		data = tls.NewListener(data, tc)
+	}
+	return data, admin, nil
+}
+
+func (s *Server) dataServer() *http.Server {
+	sc := s.cfg.Server
+	return &http.Server{
+		Handler:           s.gateway,
+		ReadHeaderTimeout: sc.ReadHeaderTimeout,
+		IdleTimeout:       sc.IdleTimeout,
+		WriteTimeout:      sc.WriteTimeout,
+		MaxHeaderBytes:    int(sc.MaxHeaderBytes),
+		ErrorLog:          discardLog,
+	}
+}
+
+func serve(srv *http.Server, ln net.Listener) error {
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("gateway: serve %s: %w", ln.Addr(), err)
+	}
+	return nil
+}
+
+func (s *Server) drain(data, admin *http.Server) {
+	s.setReady(false)
+	s.log.Info("draining", "delay", s.cfg.Shutdown.Delay.String(), "timeout", s.cfg.Shutdown.DrainTimeout.String())
+	time.Sleep(s.cfg.Shutdown.Delay)
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Shutdown.DrainTimeout)
+	defer cancel()
+	if err := data.Shutdown(ctx); err != nil {
+		s.log.Warn("drain timed out; closing remaining connections", "error", err)
+		_ = data.Close()
+	}
+	// The admin listener goes last so that /readyz reports the drain.
+	_ = admin.Close()
+	s.log.Info("stopped")
+}
+
+func serverTLS(t config.ServerTLS) (*tls.Config, error) {
+	cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: tls: %w", err)
+	}
+	tc := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"h2", "http/1.1"}}
+	if t.MinVersion == "1.3" {
+		tc.MinVersion = tls.VersionTLS13
+	}
+	if t.ClientCAFile != "" {
+		if tc.ClientCAs, err = loadCAPool(t.ClientCAFile); err != nil {
+			return nil, fmt.Errorf("gateway: tls.clientCAFile: %w", err)
+		}
+	}
+	switch t.ClientAuth {
+	case "request":
+		tc.ClientAuth = tls.VerifyClientCertIfGiven
+	case "require":
+		tc.ClientAuth = tls.RequireAndVerifyClientCert
+	}
+	return tc, nil
+}
