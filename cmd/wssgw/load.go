@@ -51,11 +51,11 @@ func loadConfig(file string, flags *pflag.FlagSet) (*config.Config, error) {
 	}
 	decodeErr := v.Unmarshal(&cfg, func(dc *mapstructure.DecoderConfig) {
 		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(
+			routeDefaultsHook,
 			mapstructure.TextUnmarshallerHookFunc(),
 			mapstructure.StringToTimeDurationHookFunc(),
 		)
 	})
-	cfg.ApplyDefaults()
 	ps := decodeProblems(decodeErr)
 	ps = append(ps, unknownKeys("", v.AllSettings(), reflect.TypeOf(cfg))...)
 	ps = mergeProblems(ps, cfg.Validate())
@@ -91,6 +91,48 @@ func setDefaults(v *viper.Viper, prefix string, val reflect.Value) {
 			v.SetDefault(key, f.Interface())
 		}
 	}
+}
+
+var routeType = reflect.TypeOf(config.Route{})
+
+// routeDefaultsHook lays each route of the file over config.DefaultRoute, so
+// that defaults fill only the keys the file leaves out.
+func routeDefaultsHook(_ reflect.Type, to reflect.Type, data any) (any, error) {
+	m, ok := data.(map[string]any)
+	if to != routeType || !ok {
+		return data, nil
+	}
+	return overlay(structMap(reflect.ValueOf(config.DefaultRoute())), m), nil
+}
+
+// structMap turns a config struct into a map keyed like viper's settings
+// (lower-case mapstructure names).
+func structMap(val reflect.Value) map[string]any {
+	out := map[string]any{}
+	t := val.Type()
+	for i := range t.NumField() {
+		key := strings.ToLower(t.Field(i).Tag.Get("mapstructure"))
+		if f := val.Field(i); f.Kind() == reflect.Struct {
+			out[key] = structMap(f)
+		} else {
+			out[key] = f.Interface()
+		}
+	}
+	return out
+}
+
+// overlay returns base with top laid over it, section by section.
+func overlay(base, top map[string]any) map[string]any {
+	for k, v := range top {
+		bm, bok := base[k].(map[string]any)
+		tm, tok := v.(map[string]any)
+		if bok && tok {
+			base[k] = overlay(bm, tm)
+		} else {
+			base[k] = v
+		}
+	}
+	return base
 }
 
 // unknownKeys lists the keys of raw that name no field of t. It walks the

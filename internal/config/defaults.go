@@ -28,18 +28,36 @@ func Default() Config {
 	}
 }
 
-// ApplyDefaults fills the per-route fields a file left at zero. Top-level
-// defaults come from Default, which the loader decodes the file over.
+// DefaultRoute returns a route with every default set. A loader decodes each
+// route of a file over it, so that a key set explicitly to zero stays zero
+// and is reported by Validate instead of silently becoming the default.
+func DefaultRoute() Route {
+	return Route{
+		Policy:       PolicyNone,
+		MaxBodyBytes: DefaultMaxBodyBytes,
+		MaxIdleConns: DefaultMaxIdleConns,
+		Timeouts: RouteTimeouts{
+			Read:    DefaultReadTimeout,
+			Connect: DefaultConnectTimeout,
+			Backend: DefaultBackendTimeout,
+			Idle:    DefaultIdleTimeout,
+		},
+	}
+}
+
+// ApplyDefaults fills the per-route fields left at zero, for configurations
+// built in code.
 func (c *Config) ApplyDefaults() {
+	d := DefaultRoute()
 	for i := range c.Routes {
 		r := &c.Routes[i]
-		setDefault(&r.Policy, PolicyNone)
-		setDefault(&r.MaxBodyBytes, DefaultMaxBodyBytes)
-		setDefault(&r.MaxIdleConns, DefaultMaxIdleConns)
-		setDefault(&r.Timeouts.Read, DefaultReadTimeout)
-		setDefault(&r.Timeouts.Connect, DefaultConnectTimeout)
-		setDefault(&r.Timeouts.Backend, DefaultBackendTimeout)
-		setDefault(&r.Timeouts.Idle, DefaultIdleTimeout)
+		setDefault(&r.Policy, d.Policy)
+		setDefault(&r.MaxBodyBytes, d.MaxBodyBytes)
+		setDefault(&r.MaxIdleConns, d.MaxIdleConns)
+		setDefault(&r.Timeouts.Read, d.Timeouts.Read)
+		setDefault(&r.Timeouts.Connect, d.Timeouts.Connect)
+		setDefault(&r.Timeouts.Backend, d.Timeouts.Backend)
+		setDefault(&r.Timeouts.Idle, d.Timeouts.Idle)
 	}
 }
 

@@ -24,7 +24,7 @@ func (c *Config) Validate() error {
 	var ps Problems
 	checkAddr(&ps, "listen", c.Listen)
 	checkAddr(&ps, "admin.listen", c.Admin.Listen)
-	if c.Listen != "" && c.Listen == c.Admin.Listen {
+	if c.Listen != "" && c.Listen == c.Admin.Listen && !strings.HasSuffix(c.Listen, ":0") {
 		ps.add("admin.listen", "must differ from listen (%s): metrics and health never share the SOAP port", c.Listen)
 	}
 	c.TLS.validate(&ps, "tls")
@@ -188,8 +188,12 @@ func checkNonNegative(ps *Problems, key string, d time.Duration) {
 }
 
 func checkKeyPair(ps *Problems, key, certFile, keyFile string) {
-	if certFile == "" || keyFile == "" {
-		ps.add(key, "certFile and keyFile must be set together")
+	switch {
+	case keyFile == "":
+		ps.add(key+".keyFile", "is required when certFile is set")
+		return
+	case certFile == "":
+		ps.add(key+".certFile", "is required when keyFile is set")
 		return
 	}
 	if _, err := tls.LoadX509KeyPair(certFile, keyFile); err != nil {
