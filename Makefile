@@ -1,0 +1,41 @@
+# wssgw — make run (demo), make test (what CI runs), make bench-proxy.
+GO      ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+GOFILES  = $(shell find . -name '*.go' -not -path './.cache/*')
+
+.PHONY: all build run test fmt-check vet unit bench bench-proxy clean
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/wssgw ./cmd/wssgw
+
+## run: the gateway on config.example.yaml in front of the embedded demo backend
+run: build
+	bin/wssgw demo --config config.example.yaml
+
+## test: formatting, vet, and every test with the race detector
+test: fmt-check vet unit
+
+fmt-check:
+	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+## bench: Go micro-benchmarks
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-proxy: wssgw vs a plain httputil.ReverseProxy, same backend and load
+BENCH_PROXY_FLAGS ?=
+bench-proxy: build
+	$(GO) run ./bench/proxy -wssgw bin/wssgw $(BENCH_PROXY_FLAGS)
+
+clean:
+	rm -rf bin

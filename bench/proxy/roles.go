@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// serveRole runs this binary as the backend or the plain proxy:
+// "serve backend" or "serve plain BACKEND_ADDR". It prints its address on
+// stdout and serves until killed.
+func serveRole(args []string) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	var h http.Handler
+	switch args[0] {
+	case "backend":
+		h = backendHandler(soapBody(4096))
+	case "plain":
+		h = plainProxy(args[1])
+	}
+	fmt.Println(ln.Addr().String())
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	_ = srv.Serve(ln)
+}
+
+// backendHandler reads the request and answers with a fixed SOAP response.
+func backendHandler(response []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/xml; charset=utf-8")
+		_, _ = w.Write(response)
+	})
+}
+
+// plainProxy is the baseline: the standard library's reverse proxy with a
+// transport pooled like wssgw's, so the comparison is of the gateways, not
+// of connection reuse.
+func plainProxy(backend string) http.Handler {
+	target := &url.URL{Scheme: "http", Host: backend}
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.SetXForwarded()
+		},
+		Transport: &http.Transport{MaxIdleConnsPerHost: 128, IdleConnTimeout: 90 * time.Second, DisableCompression: true},
+		// Quiet like wssgw: the load generator's closing connections at the
+		// end of a round are not news.
+		ErrorLog: log.New(io.Discard, "", 0),
+	}
+}
+
+// processes are the child processes of a benchmark run.
+type processes struct {
+	cmds []*exec.Cmd
+	dir  string
+}
+
+func (p *processes) startRole(role, backend string) (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	args := []string{"serve", role}
+	if backend != "" {
+		args = append(args, backend)
+	}
+	cmd := exec.Command(self, args...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	p.cmds = append(p.cmds, cmd)
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		return "", fmt.Errorf("%s did not start: %w", role, err)
+	}
+	return strings.TrimSpace(line), nil
+}
+
+// startWssgw runs the real binary with a route to backend. It logs at info
+// level, as in production, into a discarded pipe.
+func (p *processes) startWssgw(bin, backend string) (string, error) {
+	dir, err := os.MkdirTemp("", "bench-proxy-")
+	if err != nil {
+		return "", err
+	}
+	p.dir = dir
+	cfg := fmt.Sprintf("listen: 127.0.0.1:0\nadmin: {listen: 127.0.0.1:0}\nroutes:\n  - {name: orders, path: /orders, backend: \"http://%s\", policy: none}\n", backend)
+	file := filepath.Join(dir, "wssgw.yaml")
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		return "", err
+	}
+	cmd := exec.Command(bin, "serve", "--config", file)
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		return "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("starting %s: %w", bin, err)
+	}
+	p.cmds = append(p.cmds, cmd)
+	sc := bufio.NewScanner(errPipe)
+	for sc.Scan() {
+		line := sc.Text()
+		if i := strings.Index(line, `"data":"`); i >= 0 && strings.Contains(line, `"msg":"listening"`) {
+			addr := line[i+len(`"data":"`):]
+			go func() { _, _ = io.Copy(io.Discard, errPipe) }()
+			return addr[:strings.IndexByte(addr, '"')], nil
+		}
+	}
+	return "", fmt.Errorf("wssgw exited before listening")
+}
+
+func (p *processes) stopAll() {
+	for _, c := range p.cmds {
+		_ = c.Process.Kill()
+		_ = c.Wait()
+	}
+	if p.dir != "" {
+		os.RemoveAll(p.dir)
+	}
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/wssgw/wssgw/internal/config"
+)
+
+const example = "../../config.example.yaml"
+
+func writeConfig(t *testing.T, body string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "c.yaml")
+	require.NoError(t, os.WriteFile(f, []byte(body), 0o600))
+	return f
+}
+
+func problems(t *testing.T, err error) map[string]string {
+	t.Helper()
+	var ps config.Problems
+	require.True(t, errors.As(err, &ps), "want config.Problems, got %v", err)
+	out := map[string]string{}
+	for _, p := range ps {
+		out[p.Key] = p.Msg
+	}
+	return out
+}
+
+func TestExampleConfigLoads(t *testing.T) {
+	cfg, err := loadConfig(example, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.1:8080", cfg.Listen)
+	assert.Equal(t, "127.0.0.1:9090", cfg.Admin.Listen)
+	require.Len(t, cfg.Routes, 1)
+	r := cfg.Routes[0]
+	assert.Equal(t, "orders", r.Name)
+	assert.Equal(t, "/orders", r.Path)
+	assert.Equal(t, "none", r.Policy)
+	// The example states the defaults: loading it must give the same values
+	// as leaving the keys out.
+	d := config.DefaultRoute()
+	d.Name, d.Path, d.Backend = r.Name, r.Path, r.Backend
+	assert.Equal(t, d, r)
+	def := config.Default()
+	def.Routes = cfg.Routes
+	assert.Equal(t, def, *cfg)
+}
+
+// TestExampleDocumentsEveryKey: every key of the config structs appears in
+// config.example.yaml with a comment on its line or just above it.
+func TestExampleDocumentsEveryKey(t *testing.T) {
+	raw, err := os.ReadFile(example)
+	require.NoError(t, err)
+	var doc yaml.Node
+	require.NoError(t, yaml.Unmarshal(raw, &doc))
+	lines := strings.Split(string(raw), "\n")
+	found := map[string]int{}
+	collectKeys(doc.Content[0], "", found)
+	for _, key := range structKeys(reflect.TypeOf(config.Config{}), "") {
+		line, ok := found[key]
+		if !assert.True(t, ok, "config.example.yaml lacks %s", key) {
+			continue
+		}
+		commented := strings.Contains(lines[line-1], "#") || (line >= 2 && strings.HasPrefix(strings.TrimSpace(lines[line-2]), "#"))
+		assert.True(t, commented, "config.example.yaml: %s (line %d) has no comment", key, line)
+	}
+}
+
+// collectKeys records the line of every key path in a YAML mapping; list
+// items are recorded as [0].
+func collectKeys(n *yaml.Node, prefix string, out map[string]int) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := prefix + n.Content[i].Value
+			out[k] = n.Content[i].Line
+			collectKeys(n.Content[i+1], k+".", out)
+		}
+	case yaml.SequenceNode:
+		for _, item := range n.Content {
+			collectKeys(item, strings.TrimSuffix(prefix, ".")+"[0].", out)
+		}
+	}
+}
+
+func structKeys(t reflect.Type, prefix string) []string {
+	var keys []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		key := prefix + f.Tag.Get("mapstructure")
+		switch {
+		case f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeOf(time.Duration(0)):
+			keys = append(keys, structKeys(f.Type, key+".")...)
+		case f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct:
+			keys = append(keys, structKeys(f.Type.Elem(), key+"[0].")...)
+		default:
+			keys = append(keys, key)
+		}
+	}
+	return keys
+}
+
+func TestLoad(t *testing.T) {
+	const route = "routes:\n  - {name: a, path: /a, backend: \"http://127.0.0.1:1\"}\n"
+	tests := map[string]struct {
+		file  string
+		env   map[string]string
+		check func(t *testing.T, cfg *config.Config, err error)
+	}{
+		"ok/defaults-fill-missing": {route, nil, func(t *testing.T, cfg *config.Config, err error) {
+			require.NoError(t, err)
+			assert.Equal(t, config.DefaultMaxBodyBytes, cfg.Routes[0].MaxBodyBytes)
+			assert.Equal(t, config.DefaultBackendTimeout, cfg.Routes[0].Timeouts.Backend)
+		}},
+		"ok/partial-section-keeps-defaults": {"routes:\n  - {name: a, path: /a, backend: \"http://h\", timeouts: {backend: 2s}, maxBodyBytes: 1MiB}\n", nil,
+			func(t *testing.T, cfg *config.Config, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, 2*time.Second, cfg.Routes[0].Timeouts.Backend)
+				assert.Equal(t, config.DefaultReadTimeout, cfg.Routes[0].Timeouts.Read)
+				assert.Equal(t, config.ByteSize(1<<20), cfg.Routes[0].MaxBodyBytes)
+			}},
+		"ok/env-overrides-file": {"log: {level: warn}\n" + route, map[string]string{"WSSGW_LOG_LEVEL": "debug", "WSSGW_SHUTDOWN_DRAINTIMEOUT": "7s", "WSSGW_SERVER_MAXHEADERBYTES": "2KiB"},
+			func(t *testing.T, cfg *config.Config, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, "debug", cfg.Log.Level)
+				assert.Equal(t, 7*time.Second, cfg.Shutdown.DrainTimeout)
+				assert.Equal(t, config.ByteSize(2048), cfg.Server.MaxHeaderBytes)
+			}},
+		"fail/unknown-keys": {"bogus: 1\nadmin: {listen: \"127.0.0.1:1\", pprofs: true}\nroutes:\n  - {name: a, path: /a, backend: \"http://h\", timeouts: {reed: 1s}}\n", nil,
+			func(t *testing.T, _ *config.Config, err error) {
+				ps := problems(t, err)
+				assert.Equal(t, map[string]string{"bogus": "unknown key", "admin.pprofs": "unknown key", "routes[0].timeouts.reed": "unknown key"}, ps)
+			}},
+		"fail/explicit-zero-is-not-default": {"routes:\n  - {name: a, path: /a, backend: \"http://h\", maxBodyBytes: 0, timeouts: {read: 0s}}\n", nil,
+			func(t *testing.T, _ *config.Config, err error) {
+				ps := problems(t, err)
+				assert.Contains(t, ps, "routes[0].maxBodyBytes")
+				assert.Contains(t, ps, "routes[0].timeouts.read")
+			}},
+		"fail/decode-and-validate-together": {"listen: nope\nshutdown: {drainTimeout: later}\n" + route, nil,
+			func(t *testing.T, _ *config.Config, err error) {
+				ps := problems(t, err)
+				assert.Len(t, ps, 2)
+				assert.Contains(t, ps["shutdown.drainTimeout"], "invalid duration")
+				assert.Contains(t, ps["listen"], "host:port")
+			}},
+		"fail/bad-env": {route, map[string]string{"WSSGW_ADMIN_PPROF": "maybe"},
+			func(t *testing.T, _ *config.Config, err error) {
+				assert.Contains(t, problems(t, err), "admin.pprof")
+			}},
+		"fail/not-yaml": {"routes: [\n", nil, func(t *testing.T, _ *config.Config, err error) {
+			require.Error(t, err)
+			var ps config.Problems
+			assert.False(t, errors.As(err, &ps), "an unreadable file is not a list of problems")
+		}},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			cfg, err := loadConfig(writeConfig(t, tc.file), nil)
+			tc.check(t, cfg, err)
+		})
+	}
+}
+
+func TestFlagsOverrideEnvironment(t *testing.T) {
+	t.Setenv("WSSGW_LISTEN", "127.0.0.1:7000")
+	cmd := newServeCmd()
+	require.NoError(t, cmd.Flags().Parse([]string{"--listen", "127.0.0.1:7001", "--log-format", "text"}))
+	cfg, err := loadConfig(writeConfig(t, "listen: 127.0.0.1:6999\nroutes:\n  - {name: a, path: /a, backend: \"http://h\"}\n"), cmd.Flags())
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.1:7001", cfg.Listen)
+	assert.Equal(t, "text", cfg.Log.Format)
+
+	cmd = newServeCmd()
+	cfg, err = loadConfig(writeConfig(t, "listen: 127.0.0.1:6999\nroutes:\n  - {name: a, path: /a, backend: \"http://h\"}\n"), cmd.Flags())
+	require.NoError(t, err)
+	assert.Equal(t, "127.0.0.1:7000", cfg.Listen, "unset flags must not hide the environment")
+}
+
+func Example_validate() {
+	cmd := newRootCmd()
+	cmd.SetArgs([]string{"validate", "--config", example})
+	if err := cmd.Execute(); err != nil {
+		fmt.Println(err)
+	}
+	// Output: ../../config.example.yaml: ok
+}

@@ -1,0 +1,75 @@
+package metrics
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/common/expfmt"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestLint(t *testing.T) {
+	m := New(BuildInfo{Version: "v1", Revision: "abc"})
+	m.Route("orders").Done(Ok, time.Millisecond, 10, 20)
+	problems, err := testutil.GatherAndLint(m.Registry())
+	require.NoError(t, err)
+	assert.Empty(t, problems)
+}
+
+// TestExposition pins the exported names, help texts, labels and buckets:
+// dashboards and alerts depend on them.
+func TestExposition(t *testing.T) {
+	m := New(BuildInfo{Version: "v1", Revision: "abc"})
+	rm := m.Route("orders")
+	rm.Done(Ok, 40*time.Microsecond, 100, 200)
+	rm.Done(BackendTimeout, 2*time.Second, 50, 300)
+	rm.Backend(30 * time.Microsecond)
+	m.InFlight().Inc()
+	m.SetReady(true)
+	names := []string{NameRequests, NameRequestDuration, NameBackendDuration, NameInFlight, NameReceivedBytes, NameSentBytes, NameReady}
+
+	golden := filepath.Join("testdata", "exposition.txt")
+	if *update {
+		// Render the current exposition, minus the build info whose Go
+		// version label changes with the toolchain.
+		out, err := testutil.CollectAndFormat(m.Registry(), expfmt.TypeTextPlain, names...)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(golden, out, 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	require.NoError(t, testutil.GatherAndCompare(m.Registry(), strings.NewReader(string(want)), names...))
+}
+
+func TestOutcomeLabels(t *testing.T) {
+	seen := map[string]bool{}
+	for _, o := range Outcomes() {
+		s := o.String()
+		assert.NotEqual(t, "unknown", s)
+		assert.Regexp(t, `^[a-z_]+$`, s)
+		assert.False(t, seen[s], "duplicate outcome label %s", s)
+		seen[s] = true
+	}
+	assert.Equal(t, "unknown", Outcome(200).String())
+}
+
+func TestBucketsResolveFastPath(t *testing.T) {
+	assert.Less(t, LatencyBuckets[0], 50e-6)
+	assert.Greater(t, LatencyBuckets[len(LatencyBuckets)-1], 10.0)
+}
+
+func BenchmarkRouteDone(b *testing.B) {
+	rm := New(BuildInfo{}).Route("orders")
+	b.ReportAllocs()
+	for b.Loop() {
+		rm.Done(Ok, 100*time.Microsecond, 4096, 4096)
+	}
+}

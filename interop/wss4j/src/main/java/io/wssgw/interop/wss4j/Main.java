@@ -1,0 +1,255 @@
+package io.wssgw.interop.wss4j;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+
+import org.apache.wss4j.dom.engine.WSSConfig;
+
+/**
+ * wss4j-peer: an Apache WSS4J (DOM) command-line peer for wssgw interoperability tests.
+ *
+ * <pre>
+ * java -jar wss4j-peer.jar sign    --profile P --in FILE [--out FILE] [key flags...]
+ * java -jar wss4j-peer.jar verify  --in FILE [--ca FILE] [--cert FILE [--key FILE]] ...
+ * java -jar wss4j-peer.jar batch   [--parallel N]   (one JSON job per stdin line)
+ * java -jar wss4j-peer.jar profiles
+ * </pre>
+ */
+public final class Main {
+    private Main() {
+    }
+
+    static final String USAGE = String.join("\n",
+        "usage: java -jar wss4j-peer.jar <command> [flags]",
+        "",
+        "commands:",
+        "  sign      --profile P --in FILE|- [--out FILE|-] [--key K.pem --cert C.pem [--chain CA.pem]]",
+        "            [--encrypt-cert S.pem] [--user U --password P] [--ttl SEC] [--no-timestamp] [--now RFC3339]",
+        "            [--signature-algorithm A] [--digest-algorithm A] [--c14n A] [--key-identifier K]",
+        "            [--no-inclusive-prefixes] [--pkipath] [--sign-encrypted-key] [--include-bst-in-signature]",
+        "            [--symmetric-algorithm A] [--key-transport A] [--oaep-digest A] [--mgf A]",
+        "            [--encrypt-key-identifier K] [--actor URI]",
+        "  verify    --in FILE|- [--ca CA.pem]... [--cert C.pem [--key K.pem]] [--signer-cert C.pem]...",
+        "            [--user U --password P] [--ttl SEC] [--future-ttl SEC] [--no-timestamp-check]",
+        "            [--no-bsp] [--allow-rsa15] [--require LIST] [--actor URI] [--out FILE|-]",
+        "  batch     [--parallel N]   jobs on stdin, one JSON per line: [\"sign\",\"--profile\",...] or",
+        "            {\"id\":\"x\",\"args\":[...]}; one JSON result line per job on stdout (input order)",
+        "  profiles  list the sign profiles",
+        "",
+        "exit status: 0 ok, 1 security/processing failure, 2 usage error");
+
+    public static void main(String[] argv) {
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "error");
+        }
+        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false,
+            StandardCharsets.UTF_8);
+        if (argv.length == 0 || argv[0].equals("-h") || argv[0].equals("--help") || argv[0].equals("help")) {
+            System.err.println(USAGE);
+            System.exit(argv.length == 0 ? 2 : 0);
+        }
+        WSSConfig.init();
+        int code;
+        if (argv[0].equals("batch")) {
+            Xml.stdinReserved = true; // stdin carries the jobs
+            code = batch(Arrays.asList(argv).subList(1, argv.length), out);
+        } else {
+            Result r = dispatch(Arrays.asList(argv), out);
+            // One JSON result line on stdout, except when sign writes the document there (--out -).
+            boolean resultToStdout = !argv[0].equals("sign") || !stdoutUsedForDocument(argv);
+            if (r.exit != 0) {
+                System.err.println("wss4j-peer: " + r.json.get("error"));
+            }
+            if (resultToStdout) {
+                out.println(Json.write(r.json));
+            }
+            code = r.exit;
+        }
+        out.flush();
+        System.exit(code);
+    }
+
+    private static boolean stdoutUsedForDocument(String[] argv) {
+        // sign writes the document to stdout unless --out names a file.
+        String o = "-";
+        for (int i = 0; i < argv.length; i++) {
+            if (argv[i].equals("--out") && i + 1 < argv.length) {
+                o = argv[i + 1];
+            } else if (argv[i].startsWith("--out=")) {
+                o = argv[i].substring(6);
+            }
+        }
+        return o.equals("-");
+    }
+
+    /** Runs one command; never throws, never exits. */
+    static Result dispatch(List<String> argv, OutputStream stdout) {
+        if (argv.isEmpty()) {
+            return Result.fail(2, "missing command", "USAGE");
+        }
+        String cmd = argv.get(0);
+        List<String> rest = argv.subList(1, argv.size());
+        try {
+            switch (cmd) {
+                case "sign":
+                    return Sign.run(new Args(rest, Sign.VALUE_FLAGS, Sign.BOOL_FLAGS), stdout);
+                case "verify":
+                    return Verify.run(new Args(rest, Verify.VALUE_FLAGS, Verify.BOOL_FLAGS), stdout);
+                case "profiles": {
+                    Map<String, Object> m = new LinkedHashMap<>();
+                    Map<String, Object> p = new LinkedHashMap<>();
+                    for (Sign.Profile pr : Sign.PROFILES.values()) {
+                        p.put(pr.name(), pr.description());
+                    }
+                    m.put("profiles", p);
+                    return Result.ok(m);
+                }
+                default:
+                    return Result.fail(2, "unknown command " + cmd + " (known: sign, verify, profiles, batch)", "USAGE");
+            }
+        } catch (Args.UsageException e) {
+            return Result.fail(2, e.getMessage(), "USAGE");
+        } catch (org.apache.wss4j.common.ext.WSSecurityException e) {
+            return Verify.failure(e);
+        } catch (Exception | StackOverflowError | OutOfMemoryError e) {
+            String msg = e.getMessage() == null ? e.toString() : e.getClass().getSimpleName() + ": " + e.getMessage();
+            return Result.fail(1, msg, "ERROR");
+        }
+    }
+
+    static final Set<String> BATCH_VALUE_FLAGS = Set.of("parallel");
+
+    /** Batch mode: jobs read from stdin, results written in input order, one line each. */
+    static int batch(List<String> argv, PrintStream out) {
+        int parallel;
+        try {
+            Args a = new Args(argv, BATCH_VALUE_FLAGS, Set.of());
+            parallel = a.intValue("parallel", 1);
+            if (parallel < 1) {
+                throw new Args.UsageException("--parallel must be >= 1");
+            }
+        } catch (Args.UsageException e) {
+            System.err.println("wss4j-peer: " + e.getMessage());
+            return 2;
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(parallel, r -> {
+            Thread t = new Thread(r, "wss4j-peer-job");
+            t.setDaemon(true);
+            return t;
+        });
+        LinkedBlockingQueue<Future<String>> queue = new LinkedBlockingQueue<>();
+        Future<String> end = new java.util.concurrent.CompletableFuture<>();
+        final int[] failures = {0};
+        Thread printer = new Thread(() -> {
+            try {
+                while (true) {
+                    Future<String> f = queue.take();
+                    if (f == end) {
+                        return;
+                    }
+                    String line = f.get();
+                    synchronized (out) {
+                        out.println(line);
+                        out.flush();
+                    }
+                }
+            } catch (Exception e) {
+                System.err.println("wss4j-peer: batch printer: " + e);
+            }
+        }, "wss4j-peer-printer");
+        printer.start();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            String line;
+            int lineNo = 0;
+            while ((line = r.readLine()) != null) {
+                lineNo++;
+                if (line.isBlank()) {
+                    continue;
+                }
+                final String l = line;
+                final int no = lineNo;
+                queue.add(pool.submit(() -> {
+                    String s = runJob(l, no);
+                    if (!s.contains("\"ok\":true")) {
+                        synchronized (failures) {
+                            failures[0]++;
+                        }
+                    }
+                    return s;
+                }));
+            }
+        } catch (Exception e) {
+            System.err.println("wss4j-peer: reading jobs: " + e);
+        }
+        queue.add(end);
+        try {
+            printer.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        pool.shutdownNow();
+        return failures[0] == 0 ? 0 : 1;
+    }
+
+    static String runJob(String line, int lineNo) {
+        long t0 = System.nanoTime();
+        Object id = lineNo;
+        Result r;
+        try {
+            Object job = Json.parse(line);
+            List<?> args;
+            if (job instanceof Map<?, ?> m) {
+                if (m.containsKey("id")) {
+                    id = m.get("id");
+                }
+                Object a = m.get("args");
+                if (!(a instanceof List<?> l)) {
+                    throw new IllegalArgumentException("job object needs \"args\": [...]");
+                }
+                args = l;
+            } else if (job instanceof List<?> l) {
+                args = l;
+            } else {
+                throw new IllegalArgumentException("job must be a JSON array of arguments or an object with \"args\"");
+            }
+            List<String> argv = new ArrayList<>();
+            for (Object o : args) {
+                if (!(o instanceof String s)) {
+                    throw new IllegalArgumentException("arguments must be strings");
+                }
+                argv.add(s);
+            }
+            if (!argv.isEmpty() && argv.get(0).equals("batch")) {
+                throw new IllegalArgumentException("nested batch");
+            }
+            // A document written to "-" is captured and returned base64-encoded in "document".
+            ByteArrayOutputStream captured = new ByteArrayOutputStream();
+            r = dispatch(argv, captured);
+            if (captured.size() > 0) {
+                r.json.put("document", java.util.Base64.getEncoder().encodeToString(captured.toByteArray()));
+            }
+        } catch (Exception e) {
+            r = Result.fail(2, "bad job: " + e.getMessage(), "USAGE");
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", id);
+        m.put("exit", r.exit);
+        m.putAll(r.json);
+        m.put("ms", Math.round((System.nanoTime() - t0) / 1e5) / 10.0);
+        return Json.write(m);
+    }
+}

@@ -1,0 +1,244 @@
+package io.wssgw.interop.wss4j;
+
+import java.io.OutputStream;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import javax.crypto.SecretKey;
+
+import org.apache.wss4j.common.WSEncryptionPart;
+import org.apache.wss4j.common.crypto.Crypto;
+import org.apache.wss4j.common.util.KeyUtils;
+import org.apache.wss4j.common.util.WSTimeSource;
+import org.apache.wss4j.dom.WSConstants;
+import org.apache.wss4j.dom.message.WSSecEncrypt;
+import org.apache.wss4j.dom.message.WSSecHeader;
+import org.apache.wss4j.dom.message.WSSecSignature;
+import org.apache.wss4j.dom.message.WSSecTimestamp;
+import org.apache.wss4j.dom.message.WSSecUsernameToken;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+
+/** The "sign" command: secures a plain SOAP envelope according to a named profile. */
+final class Sign {
+    private Sign() {
+    }
+
+    static final Set<String> VALUE_FLAGS = Set.of("profile", "in", "out", "key", "cert", "chain", "encrypt-cert",
+        "user", "password", "ttl", "signature-algorithm", "digest-algorithm", "c14n", "key-identifier",
+        "encrypt-key-identifier", "symmetric-algorithm", "key-transport", "oaep-digest", "mgf", "actor", "now");
+    static final Set<String> BOOL_FLAGS = Set.of("no-timestamp", "no-inclusive-prefixes", "pkipath",
+        "sign-encrypted-key", "include-bst-in-signature");
+
+    /** What a profile does; flags may override the key identifier. */
+    record Profile(String name, boolean sign, boolean encrypt, boolean encryptFirst, String passwordType,
+                   int keyIdentifier, String description) {
+    }
+
+    static final Map<String, Profile> PROFILES = new LinkedHashMap<>();
+
+    static {
+        add(new Profile("sign-bst", true, false, false, null, WSConstants.BST_DIRECT_REFERENCE,
+            "Timestamp + signature over Body and Timestamp, key by BST direct reference"));
+        add(new Profile("sign-issuerserial", true, false, false, null, WSConstants.ISSUER_SERIAL,
+            "as sign-bst, key by X509IssuerSerial (no BST)"));
+        add(new Profile("sign-ski", true, false, false, null, WSConstants.SKI_KEY_IDENTIFIER,
+            "as sign-bst, key by SubjectKeyIdentifier KeyIdentifier"));
+        add(new Profile("sign-thumbprint", true, false, false, null, WSConstants.THUMBPRINT_IDENTIFIER,
+            "as sign-bst, key by ThumbprintSHA1 KeyIdentifier"));
+        add(new Profile("sign-x509", true, false, false, null, WSConstants.X509_KEY_IDENTIFIER,
+            "as sign-bst, key by X509v3 KeyIdentifier (certificate embedded in the STR)"));
+        add(new Profile("sign-encrypt", true, true, false, null, WSConstants.BST_DIRECT_REFERENCE,
+            "sign-bst, then Body content encrypted (AES-256-GCM, RSA-OAEP, recipient by IssuerSerial)"));
+        add(new Profile("encrypt-sign", true, true, true, null, WSConstants.BST_DIRECT_REFERENCE,
+            "Body content encrypted first, then Body + Timestamp signed (BST)"));
+        add(new Profile("encrypt", false, true, false, null, WSConstants.BST_DIRECT_REFERENCE,
+            "Timestamp + Body content encrypted, no signature"));
+        add(new Profile("timestamp", false, false, false, null, 0, "Timestamp only"));
+        add(new Profile("username-digest", false, false, false, WSConstants.PASSWORD_DIGEST, 0,
+            "UsernameToken PasswordDigest with Nonce and Created, plus Timestamp"));
+        add(new Profile("username-text", false, false, false, WSConstants.PASSWORD_TEXT, 0,
+            "UsernameToken PasswordText with Nonce and Created, plus Timestamp"));
+    }
+
+    private static void add(Profile p) {
+        PROFILES.put(p.name(), p);
+    }
+
+    static Result run(Args a, OutputStream stdout) throws Exception {
+        String profName = a.require("profile");
+        Profile prof = PROFILES.get(profName);
+        if (prof == null) {
+            throw new Args.UsageException("unknown --profile " + profName + " (known: "
+                + String.join(", ", PROFILES.keySet()) + ")");
+        }
+        String in = a.require("in");
+        String out = a.get("out", "-");
+        int ttl = a.intValue("ttl", 300);
+        String nowFlag = a.get("now");
+        WSTimeSource clock = null;
+        if (nowFlag != null) {
+            Instant fixed;
+            try {
+                fixed = Instant.parse(nowFlag);
+            } catch (Exception e) {
+                throw new Args.UsageException("--now: not an RFC 3339 UTC instant (2026-01-02T03:04:05Z): " + nowFlag);
+            }
+            clock = () -> fixed;
+        }
+
+        // Keys.
+        Pem.CryptoBuilder cb = new Pem.CryptoBuilder();
+        PrivateKey key = null;
+        if (prof.sign()) {
+            key = Pem.privateKey(a.require("key"));
+            List<X509Certificate> chain = new ArrayList<>(Pem.certs(a.require("cert")));
+            for (String c : a.all("chain")) {
+                chain.addAll(Pem.certs(c));
+            }
+            cb.key("signer", key, chain);
+        }
+        X509Certificate encCert = null;
+        if (prof.encrypt()) {
+            encCert = Pem.cert(a.require("encrypt-cert"));
+            if (!"RSA".equals(encCert.getPublicKey().getAlgorithm())) {
+                throw new Args.UsageException("--encrypt-cert: only RSA key transport is supported, got "
+                    + encCert.getPublicKey().getAlgorithm());
+            }
+            cb.cert("recipient", encCert);
+        }
+        Crypto crypto = cb.build();
+
+        String defSig = key != null && "EC".equals(key.getAlgorithm()) ? WSConstants.ECDSA_SHA256 : WSConstants.RSA_SHA256;
+        String sigAlg = Algos.uri(Algos.SIGNATURE, "signature-algorithm", a.get("signature-algorithm"));
+        String digAlg = Algos.uri(Algos.DIGEST, "digest-algorithm", a.get("digest-algorithm", "sha256"));
+        String c14n = Algos.uri(Algos.C14N, "c14n", a.get("c14n", "exc-c14n"));
+        String symAlg = Algos.uri(Algos.SYMMETRIC, "symmetric-algorithm", a.get("symmetric-algorithm", "aes256-gcm"));
+        String ktAlg = Algos.uri(Algos.KEY_TRANSPORT, "key-transport", a.get("key-transport", "rsa-oaep-mgf1p"));
+        String oaepDigest = Algos.uri(Algos.DIGEST, "oaep-digest", a.get("oaep-digest"));
+        String mgf = Algos.uri(Algos.MGF, "mgf", a.get("mgf"));
+        int sigKeyId = Algos.keyIdentifier("key-identifier", a.get("key-identifier"), prof.keyIdentifier());
+        int encKeyId = Algos.keyIdentifier("encrypt-key-identifier", a.get("encrypt-key-identifier"),
+            WSConstants.ISSUER_SERIAL);
+        if (prof.passwordType() != null) {
+            a.require("user");
+            if (a.get("password") == null) {
+                throw new Args.UsageException("missing --password");
+            }
+        }
+
+        Document doc = Xml.parse(Xml.readInput(in));
+        String soap = Xml.soapVersion(doc);
+        String soapNs = doc.getDocumentElement().getNamespaceURI();
+
+        WSSecHeader secHeader = a.get("actor") == null ? new WSSecHeader(doc) : new WSSecHeader(a.get("actor"), doc);
+        secHeader.insertSecurityHeader();
+
+        // Elements are prepended to the Security header: the first built ends up last.
+        WSSecTimestamp ts = null;
+        if (!a.flag("no-timestamp")) {
+            ts = new WSSecTimestamp(secHeader);
+            ts.setTimeToLive(ttl);
+            if (clock != null) {
+                ts.setWsTimeSource(clock);
+            }
+            ts.build();
+        }
+
+        if (prof.passwordType() != null) {
+            WSSecUsernameToken ut = new WSSecUsernameToken(secHeader);
+            ut.setPasswordType(prof.passwordType());
+            ut.setUserInfo(a.get("user"), a.get("password"));
+            ut.addNonce();
+            ut.addCreated();
+            if (clock != null) {
+                ut.setWsTimeSource(clock);
+            }
+            ut.build();
+        }
+
+        WSSecEncrypt encr = null;
+        if (prof.encrypt() && (prof.encryptFirst() || !prof.sign())) {
+            encr = encrypt(secHeader, crypto, encCert, encKeyId, symAlg, ktAlg, oaepDigest, mgf, soapNs);
+        }
+        if (prof.sign()) {
+            WSSecSignature sig = new WSSecSignature(secHeader);
+            sig.setUserInfo("signer", Pem.KEY_PASSWORD);
+            sig.setKeyIdentifierType(sigKeyId);
+            sig.setSignatureAlgorithm(sigAlg != null ? sigAlg : defSig);
+            sig.setDigestAlgo(digAlg);
+            sig.setSigCanonicalization(c14n);
+            sig.setAddInclusivePrefixes(!a.flag("no-inclusive-prefixes"));
+            sig.setUseSingleCertificate(!a.flag("pkipath"));
+            sig.getParts().add(new WSEncryptionPart(WSConstants.ELEM_BODY, soapNs, ""));
+            if (ts != null) {
+                sig.getParts().add(new WSEncryptionPart(ts.getId()));
+            }
+            if (encr != null && a.flag("sign-encrypted-key")) {
+                sig.getParts().add(new WSEncryptionPart(encr.getId()));
+            }
+            if (a.flag("include-bst-in-signature")) {
+                // The BST must be in the document before it is digested: insert it first, then put
+                // the Signature right after it (the layout build() produces).
+                sig.prepare(crypto);
+                Element first = firstChildElement(secHeader.getSecurityHeaderElement());
+                sig.prependBSTElementToHeader();
+                if (sig.getBSTTokenId() != null) {
+                    sig.getParts().add(new WSEncryptionPart(sig.getBSTTokenId()));
+                }
+                List<javax.xml.crypto.dsig.Reference> refs = sig.addReferencesToSign(sig.getParts());
+                sig.computeSignature(refs, first != null, first);
+            } else {
+                sig.build(crypto);
+            }
+        }
+        if (prof.encrypt() && prof.sign() && !prof.encryptFirst()) {
+            encr = encrypt(secHeader, crypto, encCert, encKeyId, symAlg, ktAlg, oaepDigest, mgf, soapNs);
+        }
+
+        byte[] data = Xml.serialize(doc);
+        Xml.writeOutput(out, data, stdout);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("profile", prof.name());
+        m.put("soapVersion", soap);
+        m.put("out", out);
+        m.put("bytes", data.length);
+        return Result.ok(m);
+    }
+
+    private static Element firstChildElement(Element parent) {
+        for (Node n = parent.getFirstChild(); n != null; n = n.getNextSibling()) {
+            if (n instanceof Element e) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    private static WSSecEncrypt encrypt(WSSecHeader secHeader, Crypto crypto, X509Certificate encCert, int keyId,
+                                        String symAlg, String ktAlg, String oaepDigest, String mgf, String soapNs)
+        throws Exception {
+        WSSecEncrypt encr = new WSSecEncrypt(secHeader);
+        encr.setUseThisCert(encCert);
+        encr.setKeyIdentifierType(keyId);
+        encr.setSymmetricEncAlgorithm(symAlg);
+        encr.setKeyEncAlgo(ktAlg);
+        if (oaepDigest != null) {
+            encr.setDigestAlgorithm(oaepDigest);
+        }
+        if (mgf != null) {
+            encr.setMGFAlgorithm(mgf);
+        }
+        encr.getParts().add(new WSEncryptionPart(WSConstants.ELEM_BODY, soapNs, "Content"));
+        SecretKey symKey = KeyUtils.getKeyGenerator(symAlg).generateKey();
+        encr.build(crypto, symKey);
+        return encr;
+    }
+}
