@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"io"
 	"net/http"
 	"strings"
 	"syscall"
@@ -174,4 +175,38 @@ func TestGracefulDrain(t *testing.T) {
 		t.Fatal("wssgw did not exit after draining")
 	}
 	assert.NotEmpty(t, gw.logs.find("draining"))
+}
+
+// TestDrainTimeout: a request that outlives shutdown.drainTimeout is cut
+// and the process still exits 0, in bounded time.
+func TestDrainTimeout(t *testing.T) {
+	arrived := make(chan struct{})
+	backend := newRecordingBackend(t, nil, "text/xml")
+	backend.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Reading the body lets the server notice the gateway closing the
+		// connection (net/http's background read), which ends this handler.
+		_, _ = io.Copy(io.Discard, r.Body)
+		close(arrived)
+		<-r.Context().Done()
+	})
+	gw := startGateway(t, strings.Replace(routeConfig(backend.URL, ""), "drainTimeout: 10s", "drainTimeout: 300ms", 1))
+	errc := make(chan error, 1)
+	go func() {
+		resp, err := http.Post(gw.data+"/orders", "text/xml", strings.NewReader("<x/>"))
+		if err == nil {
+			resp.Body.Close()
+		}
+		errc <- err
+	}()
+	<-arrived
+	start := time.Now()
+	require.NoError(t, gw.cmd.Process.Signal(syscall.SIGINT))
+	select {
+	case err := <-gw.done:
+		assert.NoError(t, err)
+		assert.Less(t, time.Since(start), 5*time.Second)
+	case <-time.After(10 * time.Second):
+		t.Fatal("wssgw did not exit after the drain timeout")
+	}
+	assert.Error(t, <-errc, "the straggler's connection is closed")
 }
