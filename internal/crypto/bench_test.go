@@ -1,0 +1,59 @@
+package crypto
+
+import (
+	"crypto/x509"
+	"testing"
+)
+
+func benchStore(b *testing.B) (*TrustStore, *x509.Certificate, *x509.Certificate) {
+	dir := b.TempDir()
+	root := newCA(b, "Root", nil)
+	inter := newCA(b, "Inter", root)
+	leaf, _ := inter.issue(b, "leaf", rsaKey(b, 2048))
+	s, err := NewTrustStore(TrustOptions{
+		CAFiles:  []string{writeFile(b, dir, "root.crt", certsPEM(root.cert))},
+		CRLFiles: []string{writeFile(b, dir, "root.crl", root.crl(b, t0.Add(24*60*60*1e9)))},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s, leaf, inter.cert
+}
+
+// BenchmarkVerifyCached is the template fast path: the decision is in the cache.
+func BenchmarkVerifyCached(b *testing.B) {
+	s, leaf, inter := benchStore(b)
+	in := []*x509.Certificate{inter}
+	if _, err := s.Verify(leaf, in, t0, PurposeSigning); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := s.Verify(leaf, in, t0, PurposeSigning); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkVerifyUncached is a full decision: chain building and checks.
+func BenchmarkVerifyUncached(b *testing.B) {
+	s, leaf, inter := benchStore(b)
+	in := []*x509.Certificate{inter}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, _, err := s.verify(leaf, in, t0, PurposeSigning); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParseDN(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseDN(`CN="Test CA", O="Acme, Inc.", C=DE`); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package crypto
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"software.sslmate.com/src/go-pkcs12"
+)
+
+func TestLoadKeyPair(t *testing.T) {
+	dir := t.TempDir()
+	ca := newCA(t, "Load CA", nil)
+	w := func(name string, data []byte) string { return writeFile(t, dir, name, data) }
+	pemKey := func(typ string, der []byte) []byte { return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}) }
+
+	ecLeaf, ecK := ca.issue(t, "ec", nil)
+	rsaLeaf, rsaK := ca.issue(t, "rsa", rsaKey(t, 2048))
+	edLeaf, edK := ca.issue(t, "ed", edKey(t))
+	p384, _ := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	p384Leaf, _ := ca.issue(t, "p384", p384)
+	weakLeaf, weakK := ca.issue(t, "weak", rsaKey(t, 1024))
+	p224, _ := ecdsa.GenerateKey(elliptic.P224(), rand.Reader)
+	p224Leaf, _ := ca.issue(t, "p224", p224)
+	otherLeaf, _ := ca.issue(t, "other", nil)
+
+	sec1, err := x509.MarshalECPrivateKey(ecK.(*ecdsa.PrivateKey))
+	require.NoError(t, err)
+	p12, err := pkcs12.Modern.Encode(ecK, ecLeaf, []*x509.Certificate{ca.cert}, "s3cret")
+	require.NoError(t, err)
+	p12Legacy, err := pkcs12.LegacyDES.Encode(rsaK, rsaLeaf, nil, "s3cret")
+	require.NoError(t, err)
+	encBlock := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Headers: map[string]string{
+		"Proc-Type": "4,ENCRYPTED", "DEK-Info": "AES-256-CBC,00112233445566778899AABBCCDDEEFF"}, Bytes: []byte{1, 2, 3}})
+
+	tests := []struct {
+		name string
+		opts KeyFileOptions
+		leaf *x509.Certificate
+		err  error
+	}{
+		{"ok/pkcs8-ecdsa-p256", KeyFileOptions{CertFile: w("ec.crt", certsPEM(ecLeaf)), KeyFile: w("ec.key", pkcs8PEM(t, ecK))}, ecLeaf, nil},
+		{"ok/sec1-ecdsa", KeyFileOptions{CertFile: w("ec.crt", certsPEM(ecLeaf)), KeyFile: w("ec1.key", pemKey("EC PRIVATE KEY", sec1))}, ecLeaf, nil},
+		{"ok/pkcs1-rsa", KeyFileOptions{CertFile: w("rsa.crt", certsPEM(rsaLeaf)), KeyFile: w("rsa.key", pemKey("RSA PRIVATE KEY", x509.MarshalPKCS1PrivateKey(rsaK.(*rsa.PrivateKey))))}, rsaLeaf, nil},
+		{"ok/pkcs8-ed25519", KeyFileOptions{CertFile: w("ed.crt", certsPEM(edLeaf)), KeyFile: w("ed.key", pkcs8PEM(t, edK))}, edLeaf, nil},
+		{"ok/ecdsa-p384", KeyFileOptions{CertFile: w("p384.crt", certsPEM(p384Leaf)), KeyFile: w("p384.key", pkcs8PEM(t, p384))}, p384Leaf, nil},
+		{"ok/chain-leaf-not-first", KeyFileOptions{CertFile: w("chain.crt", certsPEM(ca.cert, ecLeaf)), KeyFile: w("ec.key", pkcs8PEM(t, ecK))}, ecLeaf, nil},
+		{"ok/key-and-cert-in-one-file", KeyFileOptions{CertFile: w("both.pem", append(pkcs8PEM(t, ecK), certsPEM(ecLeaf)...))}, ecLeaf, nil},
+		{"ok/rsa-1024-with-lowered-minimum", KeyFileOptions{CertFile: w("weak.crt", certsPEM(weakLeaf)), KeyFile: w("weak.key", pkcs8PEM(t, weakK)), MinRSABits: 1024}, weakLeaf, nil},
+		{"ok/pkcs12-modern-password", KeyFileOptions{PKCS12File: w("a.p12", p12), Password: "s3cret"}, ecLeaf, nil},
+		{"ok/pkcs12-password-file", KeyFileOptions{PKCS12File: w("a.p12", p12), PasswordFile: w("pw", []byte("s3cret\n"))}, ecLeaf, nil},
+		{"ok/pkcs12-legacy-3des", KeyFileOptions{PKCS12File: w("b.p12", p12Legacy), Password: "s3cret"}, rsaLeaf, nil},
+		{"fail/rsa-1024", KeyFileOptions{CertFile: w("weak.crt", certsPEM(weakLeaf)), KeyFile: w("weak.key", pkcs8PEM(t, weakK))}, nil, ErrKeyTooWeak},
+		{"fail/ecdsa-p224", KeyFileOptions{CertFile: w("p224.crt", certsPEM(p224Leaf)), KeyFile: w("p224.key", pkcs8PEM(t, p224))}, nil, ErrUnsupportedKey},
+		{"fail/key-cert-mismatch", KeyFileOptions{CertFile: w("other.crt", certsPEM(otherLeaf)), KeyFile: w("ec.key", pkcs8PEM(t, ecK))}, nil, ErrKeyMismatch},
+		{"fail/encrypted-pem-legacy", KeyFileOptions{CertFile: w("rsa.crt", certsPEM(rsaLeaf)), KeyFile: w("enc.key", encBlock)}, nil, ErrEncryptedKey},
+		{"fail/encrypted-pkcs8", KeyFileOptions{CertFile: w("rsa.crt", certsPEM(rsaLeaf)), KeyFile: w("enc8.key", pemKey("ENCRYPTED PRIVATE KEY", []byte{1}))}, nil, ErrEncryptedKey},
+		{"fail/pkcs12-wrong-password", KeyFileOptions{PKCS12File: w("a.p12", p12), Password: "wrong"}, nil, ErrBadPassword},
+		{"fail/pkcs12-garbage", KeyFileOptions{PKCS12File: w("g.p12", []byte("garbage")), Password: "x"}, nil, ErrLoad},
+		{"fail/missing-file", KeyFileOptions{CertFile: filepath.Join(dir, "nope.crt"), KeyFile: filepath.Join(dir, "nope.key")}, nil, ErrLoad},
+		{"fail/no-key-in-file", KeyFileOptions{CertFile: w("ec.crt", certsPEM(ecLeaf))}, nil, ErrLoad},
+		{"fail/no-cert-in-file", KeyFileOptions{CertFile: w("k.pem", pkcs8PEM(t, ecK))}, nil, ErrLoad},
+		{"fail/nothing-configured", KeyFileOptions{}, nil, ErrLoad},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			kp, err := LoadKeyPair(tc.opts)
+			if tc.err != nil {
+				require.ErrorIs(t, err, tc.err)
+				assert.Regexp(t, `^crypto: `, err.Error())
+				assert.Equal(t, 1, strings.Count(err.Error(), "crypto: "), err.Error())
+				assert.NotEqual(t, ReasonOther, Reason(err))
+				return
+			}
+			require.NoError(t, err)
+			assert.True(t, kp.Certificate.Equal(tc.leaf))
+			assert.True(t, kp.Chain[0].Equal(tc.leaf))
+			pub := kp.Signer.Public().(interface{ Equal(crypto.PublicKey) bool })
+			assert.True(t, pub.Equal(kp.Certificate.PublicKey))
+			_, isRSA := kp.Signer.(*rsa.PrivateKey)
+			_, dec := kp.Decrypter()
+			assert.Equal(t, isRSA, dec)
+		})
+	}
+}
+
+func TestParseCertificatesDER(t *testing.T) {
+	ca := newCA(t, "DER CA", nil)
+	cs, err := ParseCertificates(ca.cert.Raw)
+	require.NoError(t, err)
+	require.Len(t, cs, 1)
+	_, err = ParseCertificates([]byte("not a cert"))
+	require.ErrorIs(t, err, ErrLoad)
+}
+
+// TestWSS4JVectorKeys loads the real-world keys of the shared WSS4J vectors
+// (made with openssl) and verifies their client certificate against their CA.
+func TestWSS4JVectorKeys(t *testing.T) {
+	// shared/ sits beside the repository (DESIGN §8).
+	dir := "../../../shared/vectors/wss4j/keys"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("vectors absent:", err)
+	}
+	f := func(n string) string { return filepath.Join(dir, n) }
+	for _, name := range []string{"client", "server"} {
+		kp, err := LoadKeyPair(KeyFileOptions{CertFile: f(name + ".crt"), KeyFile: f(name + ".key")})
+		require.NoError(t, err, name)
+		_, ok := kp.Decrypter()
+		assert.True(t, ok, "RSA key is a Decrypter")
+	}
+	ts, err := NewTrustStore(TrustOptions{CAFiles: []string{f("ca.crt")}, KnownCertFiles: []string{f("client.crt"), f("server.crt")}})
+	require.NoError(t, err)
+	certs, err := LoadCertificates(f("client.crt"))
+	require.NoError(t, err)
+	at := certs[0].NotBefore.Add(time.Hour)
+	for _, p := range []Purpose{PurposeSigning, PurposeEncryption} {
+		id, err := ts.Verify(certs[0], nil, at, p)
+		require.NoError(t, err)
+		assert.Equal(t, "O=Peer,CN=client", id.Subject) // DER order is CN, O
+		assert.Equal(t, "O=Peer,CN=Test CA", id.Issuer)
+	}
+	got, err := ts.Index().ByIssuerSerial("O=Peer,CN=Test CA", certs[0].SerialNumber) // as in the vectors' X509IssuerName
+	require.NoError(t, err)
+	assert.True(t, got.Equal(certs[0]))
+	ski, err := ComputeSKI(certs[0])
+	require.NoError(t, err)
+	assert.Equal(t, certs[0].SubjectKeyId, ski, "openssl uses RFC 3280 method 1, as ComputeSKI")
+	got, err = ts.Index().BySKI(certs[0].SubjectKeyId)
+	require.NoError(t, err)
+	assert.True(t, got.Equal(certs[0]))
+}

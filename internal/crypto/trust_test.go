@@ -1,0 +1,274 @@
+package crypto
+
+import (
+	"crypto/sha256"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/hex"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type trustFixture struct {
+	dir                    string
+	root, inter, foreign   *tca
+	rootFile, interFile    string
+	leaf, viaInter, revoke *x509.Certificate
+}
+
+func newTrustFixture(t *testing.T) *trustFixture {
+	f := &trustFixture{dir: t.TempDir()}
+	f.root = newCA(t, "Root", nil)
+	f.inter = newCA(t, "Inter", f.root)
+	f.foreign = newCA(t, "Foreign", nil)
+	f.rootFile = writeFile(t, f.dir, "root.crt", certsPEM(f.root.cert))
+	f.interFile = writeFile(t, f.dir, "inter.crt", certsPEM(f.inter.cert))
+	f.leaf, _ = f.root.issue(t, "leaf", nil)
+	f.viaInter, _ = f.inter.issue(t, "deep", nil)
+	f.revoke, _ = f.root.issue(t, "revoked", nil)
+	return f
+}
+
+func (f *trustFixture) opts(mod ...func(*TrustOptions)) TrustOptions {
+	o := TrustOptions{CAFiles: []string{f.rootFile}}
+	for _, m := range mod {
+		m(&o)
+	}
+	return o
+}
+
+func TestTrustStoreVerify(t *testing.T) {
+	f := newTrustFixture(t)
+	w := func(name string, data []byte) string { return writeFile(t, f.dir, name, data) }
+	rootCRL := w("root.crl", f.root.crl(t, t0.Add(time.Hour), f.revoke.SerialNumber))
+	foreignCRL := w("foreign.crl", f.foreign.crl(t, t0.Add(time.Hour)))
+
+	selfSigned1, _ := selfSigned(t, "attacker")
+	pinned, _ := selfSigned(t, "pinned")
+	pinnedFile := w("pinned.crt", certsPEM(pinned))
+	spkiPin := sha256.Sum256(pinned.RawSubjectPublicKeyInfo)
+	certPin := sha256.Sum256(pinned.Raw)
+	foreignLeaf, _ := f.foreign.issue(t, "foreign-leaf", nil)
+	encOnly, _ := f.root.issue(t, "enc", nil, withKeyUsage(x509.KeyUsageKeyEncipherment))
+	noKU, _ := f.root.issue(t, "noku", nil, withKeyUsage(0))
+	serverEKU, _ := f.root.issue(t, "server", nil, withEKU(x509.ExtKeyUsageServerAuth))
+	weak, _ := f.root.issue(t, "weak", rsaKey(t, 1024))
+	rsaLeaf, _ := f.root.issue(t, "rsa", rsaKey(t, 2048), withKeyUsage(x509.KeyUsageDigitalSignature|x509.KeyUsageKeyEncipherment))
+	partner, _ := f.root.issue(t, "partner", nil, withSubject(pkix.Name{CommonName: "partner", Organization: []string{"Acme"}}))
+	// An attacker CA that issues a leaf and is offered as an intermediate.
+	evilCA := newCA(t, "Root", nil)
+	evilLeaf, _ := evilCA.issue(t, "leaf", nil)
+
+	type tc struct {
+		name   string
+		opts   TrustOptions
+		leaf   *x509.Certificate
+		inter  []*x509.Certificate
+		at     time.Time
+		p      Purpose
+		err    error
+		pinned bool
+	}
+	pin := func(o *TrustOptions) { o.PinnedCertFiles = []string{pinnedFile} }
+	tests := []tc{
+		{name: "ok/leaf-of-root", opts: f.opts(), leaf: f.leaf},
+		{name: "ok/leaf-via-message-intermediate", opts: f.opts(), leaf: f.viaInter, inter: []*x509.Certificate{f.inter.cert}},
+		{name: "ok/leaf-via-configured-intermediate", opts: f.opts(func(o *TrustOptions) { o.IntermediateFiles = []string{f.interFile} }), leaf: f.viaInter},
+		{name: "ok/no-keyusage-extension", opts: f.opts(), leaf: noKU},
+		{name: "ok/encryption-keyencipherment", opts: f.opts(), leaf: encOnly, p: PurposeEncryption},
+		{name: "ok/rsa-2048-both-purposes", opts: f.opts(), leaf: rsaLeaf, p: PurposeEncryption},
+		{name: "ok/not-revoked-with-crl", opts: f.opts(func(o *TrustOptions) { o.CRLFiles = []string{rootCRL} }), leaf: f.leaf},
+		{name: "ok/subject-pattern", opts: f.opts(func(o *TrustOptions) { o.SubjectPattern = `^CN=partner,O=Acme$` }), leaf: partner},
+		{name: "ok/san-pattern", opts: f.opts(func(o *TrustOptions) { o.SANPatterns = []string{`^nomatch$`, `^leaf\.example$`} }), leaf: f.leaf},
+		{name: "ok/eku-any-by-default", opts: f.opts(), leaf: serverEKU},
+		{name: "ok/pinned-cert-without-chain", opts: f.opts(pin), leaf: pinned, pinned: true},
+		{name: "ok/pinned-only-no-ca", opts: TrustOptions{PinnedCertFiles: []string{pinnedFile}}, leaf: pinned, pinned: true},
+		{name: "ok/pinned-by-spki-sha256", opts: TrustOptions{PinnedSHA256: []string{hex.EncodeToString(spkiPin[:])}}, leaf: pinned, pinned: true},
+		{name: "ok/pinned-by-cert-sha256-colons", opts: TrustOptions{PinnedSHA256: []string{colonHex(certPin[:])}}, leaf: pinned, pinned: true},
+		{name: "ok/pinned-expired-validity-skipped", opts: TrustOptions{PinnedCertFiles: []string{pinnedFile}, SkipPinnedValidity: true}, leaf: pinned, at: t0.Add(365 * 24 * time.Hour), pinned: true},
+		{name: "fail/self-signed-leaf-not-in-store", opts: f.opts(), leaf: selfSigned1, err: ErrUntrusted},
+		{name: "fail/self-signed-offered-as-own-intermediate", opts: f.opts(), leaf: selfSigned1, inter: []*x509.Certificate{selfSigned1}, err: ErrUntrusted},
+		{name: "fail/leaf-of-another-ca", opts: f.opts(), leaf: foreignLeaf, err: ErrUntrusted},
+		{name: "fail/leaf-of-another-ca-with-its-ca-as-intermediate", opts: f.opts(), leaf: foreignLeaf, inter: []*x509.Certificate{f.foreign.cert}, err: ErrUntrusted},
+		{name: "fail/attacker-ca-with-same-name", opts: f.opts(), leaf: evilLeaf, inter: []*x509.Certificate{evilCA.cert}, err: ErrUntrusted},
+		{name: "fail/missing-intermediate", opts: f.opts(), leaf: f.viaInter, err: ErrUntrusted},
+		{name: "fail/no-trust-configured", opts: TrustOptions{}, leaf: f.leaf, err: ErrUntrusted},
+		{name: "fail/expired-at-message-time", opts: f.opts(), leaf: f.leaf, at: t0.Add(31 * 24 * time.Hour), err: ErrExpired},
+		{name: "fail/not-yet-valid-at-message-time", opts: f.opts(), leaf: f.leaf, at: t0.Add(-2 * time.Hour), err: ErrNotYetValid},
+		{name: "fail/pinned-expired", opts: f.opts(pin), leaf: pinned, at: t0.Add(365 * 24 * time.Hour), err: ErrExpired},
+		{name: "fail/pinned-not-yet-valid", opts: f.opts(pin), leaf: pinned, at: t0.Add(-2 * time.Hour), err: ErrNotYetValid},
+		{name: "fail/signing-with-keyencipherment-only", opts: f.opts(), leaf: encOnly, err: ErrKeyUsage},
+		{name: "fail/encryption-with-digitalsignature-only", opts: f.opts(), leaf: f.leaf, p: PurposeEncryption, err: ErrKeyUsage},
+		{name: "fail/eku-required-client-auth", opts: f.opts(func(o *TrustOptions) { o.ExtKeyUsages = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth} }), leaf: serverEKU, err: ErrKeyUsage},
+		{name: "fail/revoked-by-crl", opts: f.opts(func(o *TrustOptions) { o.CRLFiles = []string{rootCRL} }), leaf: f.revoke, err: ErrRevoked},
+		{name: "fail/crl-stale-at-message-time", opts: f.opts(func(o *TrustOptions) { o.CRLFiles = []string{rootCRL} }), leaf: f.leaf, at: t0.Add(2 * time.Hour), err: ErrCRL},
+		{name: "ok/crl-stale-allowed", opts: f.opts(func(o *TrustOptions) { o.CRLFiles = []string{rootCRL}; o.AllowExpiredCRL = true }), leaf: f.leaf, at: t0.Add(2 * time.Hour)},
+		{name: "fail/revoked-even-if-crl-stale-allowed", opts: f.opts(func(o *TrustOptions) { o.CRLFiles = []string{rootCRL}; o.AllowExpiredCRL = true }), leaf: f.revoke, at: t0.Add(2 * time.Hour), err: ErrRevoked},
+		{name: "fail/subject-pattern-mismatch", opts: f.opts(func(o *TrustOptions) { o.SubjectPattern = `^CN=partner,O=Acme$` }), leaf: f.leaf, err: ErrSubject},
+		{name: "fail/subject-pattern-applies-to-pins", opts: TrustOptions{PinnedCertFiles: []string{pinnedFile}, SubjectPattern: `^CN=partner,`}, leaf: pinned, err: ErrSubject},
+		{name: "fail/san-pattern-mismatch", opts: f.opts(func(o *TrustOptions) { o.SANPatterns = []string{`^partner\.example$`} }), leaf: f.leaf, err: ErrSubject},
+		{name: "fail/rsa-1024-leaf", opts: f.opts(), leaf: weak, err: ErrKeyTooWeak},
+		{name: "fail/unknown-purpose", opts: f.opts(), leaf: noKU, p: Purpose(9), err: ErrKeyUsage},
+		{name: "fail/nil-leaf", opts: f.opts(), leaf: nil, err: ErrUntrusted},
+	}
+	_ = foreignCRL
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := NewTrustStore(tc.opts)
+			require.NoError(t, err)
+			if tc.at.IsZero() {
+				tc.at = t0
+			}
+			if tc.p == 0 {
+				tc.p = PurposeSigning
+			}
+			for range 2 { // the second answer may come from the cache
+				id, err := s.Verify(tc.leaf, tc.inter, tc.at, tc.p)
+				if tc.err != nil {
+					require.ErrorIs(t, err, tc.err)
+					assert.Nil(t, id)
+					assert.Regexp(t, `^crypto: `, err.Error())
+					assert.Equal(t, Reason(tc.err), Reason(err))
+					continue
+				}
+				require.NoError(t, err)
+				assert.Equal(t, tc.pinned, id.Pinned)
+				assert.True(t, id.Certificate.Equal(tc.leaf))
+			}
+		})
+	}
+}
+
+func colonHex(b []byte) string {
+	s := ""
+	for i, c := range b {
+		if i > 0 {
+			s += ":"
+		}
+		s += hex.EncodeToString([]byte{c})
+	}
+	return s
+}
+
+func TestTrustStoreLoadErrors(t *testing.T) {
+	f := newTrustFixture(t)
+	w := func(name string, data []byte) string { return writeFile(t, f.dir, name, data) }
+	tests := []struct {
+		name string
+		opts TrustOptions
+		err  error
+	}{
+		{"fail/crl-from-foreign-ca", f.opts(func(o *TrustOptions) { o.CRLFiles = []string{w("f.crl", f.foreign.crl(t, t0.Add(time.Hour)))} }), ErrCRL},
+		{"fail/crl-expired-at-load", f.opts(func(o *TrustOptions) { o.CRLFiles = []string{w("old.crl", f.root.crl(t, t0.Add(-time.Minute)))} }), ErrCRL},
+		{"fail/crl-garbage", f.opts(func(o *TrustOptions) {
+			o.CRLFiles = []string{w("g.crl", []byte("-----BEGIN X509 CRL-----\nAAAA\n-----END X509 CRL-----\n"))}
+		}), ErrCRL},
+		{"fail/bad-pin", TrustOptions{PinnedSHA256: []string{"abcd"}}, ErrLoad},
+		{"fail/bad-subject-regexp", f.opts(func(o *TrustOptions) { o.SubjectPattern = "(" }), ErrLoad},
+		{"fail/bad-san-regexp", f.opts(func(o *TrustOptions) { o.SANPatterns = []string{"("} }), ErrLoad},
+		{"fail/missing-ca-file", TrustOptions{CAFiles: []string{f.dir + "/nope"}}, ErrLoad},
+		{"ok/crl-expired-at-load-allowed", f.opts(func(o *TrustOptions) {
+			o.CRLFiles = []string{w("old2.crl", f.root.crl(t, t0.Add(-time.Minute)))}
+			o.AllowExpiredCRL = true
+		}), nil},
+		{"ok/crl-of-configured-intermediate", f.opts(func(o *TrustOptions) {
+			o.IntermediateFiles = []string{f.interFile}
+			o.CRLFiles = []string{w("i.crl", f.inter.crl(t, t0.Add(time.Hour)))}
+		}), nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewTrustStore(tc.opts)
+			if tc.err == nil {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, tc.err)
+		})
+	}
+}
+
+func TestVerifyIdentity(t *testing.T) {
+	f := newTrustFixture(t)
+	s, err := NewTrustStore(f.opts())
+	require.NoError(t, err)
+	id, err := s.Verify(f.leaf, nil, t0, PurposeSigning)
+	require.NoError(t, err)
+	s256 := sha256.Sum256(f.leaf.Raw)
+	assert.Equal(t, "CN=leaf,O=Org", id.Subject)
+	assert.Equal(t, "CN=Root,O=Org", id.Issuer)
+	assert.Equal(t, hex.EncodeToString(s256[:]), id.SHA256)
+	assert.Len(t, id.SHA1, 40)
+	assert.Equal(t, f.leaf.SerialNumber.String(), id.SerialNumber)
+	assert.Equal(t, f.leaf.NotAfter, id.NotAfter)
+	assert.False(t, id.Pinned)
+}
+
+func TestVerifyCache(t *testing.T) {
+	f := newTrustFixture(t)
+	now := t0
+	s, err := NewTrustStore(f.opts(func(o *TrustOptions) {
+		o.CacheSize = 4
+		o.CacheTTL = time.Minute
+		o.Clock = func() time.Time { return now }
+	}))
+	require.NoError(t, err)
+
+	t.Run("ok/positive-hit-returns-same-identity", func(t *testing.T) {
+		a, err := s.Verify(f.leaf, nil, t0, PurposeSigning)
+		require.NoError(t, err)
+		b, err := s.Verify(f.leaf, nil, t0.Add(time.Hour), PurposeSigning)
+		require.NoError(t, err)
+		assert.Same(t, a, b)
+	})
+	t.Run("fail/positive-entry-not-used-outside-validity", func(t *testing.T) {
+		_, err := s.Verify(f.leaf, nil, t0.Add(31*24*time.Hour), PurposeSigning)
+		require.ErrorIs(t, err, ErrExpired)
+	})
+	t.Run("fail/positive-entry-is-per-purpose", func(t *testing.T) {
+		_, err := s.Verify(f.leaf, nil, t0, PurposeEncryption)
+		require.ErrorIs(t, err, ErrKeyUsage)
+	})
+	t.Run("ok/negative-entry-depends-on-intermediates", func(t *testing.T) {
+		_, err := s.Verify(f.viaInter, nil, t0, PurposeSigning)
+		require.ErrorIs(t, err, ErrUntrusted)
+		_, err = s.Verify(f.viaInter, []*x509.Certificate{f.inter.cert}, t0, PurposeSigning)
+		require.NoError(t, err)
+	})
+	t.Run("ok/bounded-and-ttl", func(t *testing.T) {
+		for i := range 10 {
+			c, _ := f.root.issue(t, "many", nil, withSKI([]byte{byte(i)}))
+			_, err := s.Verify(c, nil, t0, PurposeSigning)
+			require.NoError(t, err)
+			assert.LessOrEqual(t, s.cache.size(), 4)
+		}
+		a, err := s.Verify(f.leaf, nil, t0, PurposeSigning)
+		require.NoError(t, err)
+		now = now.Add(2 * time.Minute) // TTL over: a fresh decision
+		b, err := s.Verify(f.leaf, nil, t0, PurposeSigning)
+		require.NoError(t, err)
+		assert.NotSame(t, a, b)
+	})
+}
+
+func TestCheckPublicKey(t *testing.T) {
+	require.NoError(t, CheckPublicKey(rsaKey(t, 1024).Public(), 1024))
+	require.ErrorIs(t, CheckPublicKey(rsaKey(t, 1024).Public(), 0), ErrKeyTooWeak)
+	require.ErrorIs(t, CheckPublicKey(big.NewInt(1), 0), ErrUnsupportedKey)
+}
+
+func TestReasons(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range Reasons() {
+		assert.Regexp(t, `^[a-z_]+$`, r)
+		assert.False(t, seen[r], r)
+		seen[r] = true
+	}
+	assert.Equal(t, ReasonNone, Reason(nil))
+	assert.Equal(t, ReasonOther, Reason(assert.AnError))
+	assert.Equal(t, ReasonRevoked, Reason(ErrRevoked))
+}
