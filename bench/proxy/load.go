@@ -16,6 +16,7 @@ type result struct {
 	rps      float64
 	p50, p99 time.Duration
 	errors   int
+	firstErr error
 }
 
 // load sends body to url from conns keep-alive connections for d, bounded
@@ -27,6 +28,8 @@ func load(url string, body []byte, conns int, d time.Duration) (result, error) {
 	deadline := time.Now().Add(d)
 	lat := make([][]time.Duration, conns)
 	errs := make([]int, conns)
+	var errMu sync.Mutex
+	var firstErr error
 	var wg sync.WaitGroup
 	start := time.Now()
 	for c := range conns {
@@ -37,6 +40,11 @@ func load(url string, body []byte, conns int, d time.Duration) (result, error) {
 				t0 := time.Now()
 				if err := post(client, url, body); err != nil {
 					errs[c]++
+					errMu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					errMu.Unlock()
 					continue
 				}
 				lat[c] = append(lat[c], time.Since(t0))
@@ -46,7 +54,7 @@ func load(url string, body []byte, conns int, d time.Duration) (result, error) {
 	wg.Wait()
 	elapsed := time.Since(start)
 	var all []time.Duration
-	res := result{}
+	res := result{firstErr: firstErr}
 	for c := range conns {
 		all = append(all, lat[c]...)
 		res.errors += errs[c]

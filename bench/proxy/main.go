@@ -95,6 +95,11 @@ func report(o options, targets []target, results [][]result) {
 		med[i] = median(results[i])
 		fmt.Printf("%-20s %10.0f %10s %10s %8d\n", t.name, med[i].rps, round(med[i].p50), round(med[i].p99), med[i].errors)
 	}
+	for i, t := range targets {
+		if med[i].firstErr != nil {
+			fmt.Printf("first error, %s: %v\n", t.name, med[i].firstErr)
+		}
+	}
 	fmt.Printf("ratio wssgw/plain: req/s %.3f, p50 %.3f, p99 %.3f (goal: req/s >= 0.95)\n",
 		med[1].rps/med[0].rps, float64(med[1].p50)/float64(med[0].p50), float64(med[1].p99)/float64(med[0].p99))
 }
