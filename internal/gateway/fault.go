@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
@@ -97,6 +98,8 @@ func isDial(err error) bool {
 func (e *exchange) fail(err error) {
 	f := classify(err)
 	e.outcome, e.reason = f.outcome, err
+	// The backend did not answer; its latency histogram is for answers.
+	e.backendAt = time.Time{}
 	if f.outcome == metrics.ClientCanceled {
 		e.status = f.status
 		return
