@@ -5,7 +5,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 GOFILES  = $(shell find . -name '*.go' -not -path './.cache/*')
 
-.PHONY: all build run test fmt-check vet unit bench bench-proxy clean
+.PHONY: all build run test fmt-check vet unit bench bench-proxy interop-wss4j clean
 
 all: build
 
@@ -39,3 +39,7 @@ bench-proxy: build
 
 clean:
 	rm -rf bin
+
+## interop-wss4j: build the WSS4J peer (Maven, cached in .cache/) and run its smoke test
+interop-wss4j:
+	bash interop/wss4j/smoke.sh
