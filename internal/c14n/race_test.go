@@ -1,0 +1,5 @@
+//go:build race
+
+package c14n
+
+const raceEnabled = true
