@@ -115,8 +115,7 @@ func (e *exchange) fail(err error) {
 		h.Set("Connection", "close")
 	}
 	fault := soap.Fault{Code: f.code, Reason: f.reason, CorrelationID: e.id}
-	var b []byte
-	b = fault.Append(b, e.version)
+	b := fault.Append(nil, e.version)
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	e.WriteHeader(f.status)
 	_, _ = e.Write(b)

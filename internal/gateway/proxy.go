@@ -24,7 +24,7 @@ func newProxy(rc config.Route, pool *bufferPool) (*httputil.ReverseProxy, error)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: route %s: backend: %w", rc.Name, err)
 	}
-	transport, err := newTransport(rc)
+	transport, err := newTransport(rc, target)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: route %s: %w", rc.Name, err)
 	}
@@ -45,7 +45,7 @@ func newProxy(rc config.Route, pool *bufferPool) (*httputil.ReverseProxy, error)
 
 // newTransport gives each route its own connection pool, so one slow
 // backend cannot take another's idle connections.
-func newTransport(rc config.Route) (*http.Transport, error) {
+func newTransport(rc config.Route, target *url.URL) (*http.Transport, error) {
 	t := &http.Transport{
 		// A sidecar talks to its backend directly, never through the
 		// environment's HTTP proxy.
@@ -63,7 +63,7 @@ func newTransport(rc config.Route) (*http.Transport, error) {
 		// Accept-Encoding and transparently decompress.
 		DisableCompression: true,
 	}
-	if u, _ := url.Parse(rc.Backend); u != nil && u.Scheme == "https" {
+	if target.Scheme == "https" {
 		tc, err := backendTLS(rc.BackendTLS)
 		if err != nil {
 			return nil, err
