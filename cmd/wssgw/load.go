@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -52,10 +53,12 @@ func loadConfig(file string, flags *pflag.FlagSet) (*config.Config, error) {
 	decodeErr := v.Unmarshal(&cfg, func(dc *mapstructure.DecoderConfig) {
 		dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(
 			routeDefaultsHook,
+			policyDefaultsHook,
 			mapstructure.TextUnmarshallerHookFunc(),
 			mapstructure.StringToTimeDurationHookFunc(),
 		)
 	})
+	resolvePaths(filepath.Dir(file), reflect.ValueOf(&cfg).Elem())
 	ps := decodeProblems(decodeErr)
 	ps = append(ps, unknownKeys("", v.AllSettings(), reflect.TypeOf(cfg))...)
 	ps = mergeProblems(ps, cfg.Validate())
@@ -103,6 +106,17 @@ func routeDefaultsHook(_ reflect.Type, to reflect.Type, data any) (any, error) {
 		return data, nil
 	}
 	return overlay(structMap(reflect.ValueOf(config.DefaultRoute())), m), nil
+}
+
+var policyType = reflect.TypeOf(config.Policy{})
+
+// policyDefaultsHook lays each policy of the file over config.DefaultPolicy.
+func policyDefaultsHook(_ reflect.Type, to reflect.Type, data any) (any, error) {
+	m, ok := data.(map[string]any)
+	if to != policyType || !ok {
+		return data, nil
+	}
+	return overlay(structMap(reflect.ValueOf(config.DefaultPolicy())), m), nil
 }
 
 // structMap turns a config struct into a map keyed like viper's settings
@@ -159,21 +173,25 @@ func unknownKeys(prefix string, raw map[string]any, t reflect.Type) config.Probl
 
 // unknownIn descends into a nested section or a list of sections.
 func unknownIn(key string, val any, t reflect.Type) config.Problems {
+	var ps config.Problems
 	switch x := val.(type) {
 	case map[string]any:
-		if t.Kind() == reflect.Struct {
+		switch {
+		case t.Kind() == reflect.Struct:
 			return unknownKeys(key+".", x, t)
+		case t.Kind() == reflect.Map && t.Elem().Kind() == reflect.Struct:
+			for name, item := range x {
+				ps = append(ps, unknownIn(key+"."+name, item, t.Elem())...)
+			}
 		}
 	case []any:
 		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct {
-			var ps config.Problems
 			for i, item := range x {
 				ps = append(ps, unknownIn(fmt.Sprintf("%s[%d]", key, i), item, t.Elem())...)
 			}
-			return ps
 		}
 	}
-	return nil
+	return ps
 }
 
 // decodeKey finds the key path in a decoder error line such as
@@ -216,4 +234,47 @@ func mergeProblems(ps config.Problems, verr error) config.Problems {
 	}
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Key < ps[j].Key })
 	return ps
+}
+
+// resolvePaths makes the relative file names of the configuration (every
+// key ending in File or Files) relative to the directory of the config file,
+// so that a configuration means the same whatever the working directory
+// (a mounted ConfigMap beside its Secrets, or make run from the repository).
+func resolvePaths(dir string, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			f := v.Field(i)
+			tag := t.Field(i).Tag.Get("mapstructure")
+			switch {
+			case f.Kind() == reflect.String && strings.HasSuffix(tag, "File"):
+				f.SetString(resolvePath(dir, f.String()))
+			case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.String && strings.HasSuffix(tag, "Files"):
+				for j := range f.Len() {
+					f.Index(j).SetString(resolvePath(dir, f.Index(j).String()))
+				}
+			default:
+				resolvePaths(dir, f)
+			}
+		}
+	case reflect.Slice:
+		for j := range v.Len() {
+			resolvePaths(dir, v.Index(j))
+		}
+	case reflect.Map:
+		for _, k := range v.MapKeys() {
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(v.MapIndex(k))
+			resolvePaths(dir, e)
+			v.SetMapIndex(k, e)
+		}
+	}
+}
+
+func resolvePath(dir, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
 }

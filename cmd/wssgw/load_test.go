@@ -46,15 +46,26 @@ func TestExampleConfigLoads(t *testing.T) {
 	r := cfg.Routes[0]
 	assert.Equal(t, "orders", r.Name)
 	assert.Equal(t, "/orders", r.Path)
-	assert.Equal(t, "none", r.Policy)
+	assert.Equal(t, "partner-a", r.Policy)
 	// The example states the defaults: loading it must give the same values
 	// as leaving the keys out.
 	d := config.DefaultRoute()
-	d.Name, d.Path, d.Backend = r.Name, r.Path, r.Backend
+	d.Name, d.Path, d.Backend, d.Policy, d.IdentityHeaders = r.Name, r.Path, r.Backend, r.Policy, r.IdentityHeaders
 	assert.Equal(t, d, r)
 	def := config.Default()
-	def.Routes = cfg.Routes
+	def.Routes, def.Policies = cfg.Routes, cfg.Policies
 	assert.Equal(t, def, *cfg)
+	p, ok := cfg.Policies["partner-a"]
+	require.True(t, ok)
+	dp := config.DefaultPolicy()
+	assert.Equal(t, dp.Require, p.Require)
+	assert.Equal(t, dp.Timestamp, p.Timestamp)
+	assert.Equal(t, dp.UsernameToken, p.UsernameToken)
+	assert.Equal(t, dp.Replay, p.Replay)
+	// Relative file names resolve against the config file's directory.
+	require.Len(t, p.Trust.CAFiles, 1)
+	assert.FileExists(t, p.Trust.CAFiles[0])
+	assert.Equal(t, filepath.Join("..", "..", "examples", "keys", "ca.crt"), p.Trust.CAFiles[0])
 }
 
 // TestExampleDocumentsEveryKey: every key of the config structs appears in
@@ -104,6 +115,10 @@ func structKeys(t reflect.Type, prefix string) []string {
 			keys = append(keys, structKeys(f.Type, key+".")...)
 		case f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct:
 			keys = append(keys, structKeys(f.Type.Elem(), key+"[0].")...)
+		case f.Type.Kind() == reflect.Map && f.Type.Elem().Kind() == reflect.Struct:
+			// Named sections (policies): the example documents one, named
+			// partner-a.
+			keys = append(keys, structKeys(f.Type.Elem(), key+".partner-a.")...)
 		default:
 			keys = append(keys, key)
 		}

@@ -23,6 +23,13 @@ type Config struct {
 	Shutdown Shutdown `mapstructure:"shutdown"`
 	// Routes map request path prefixes to backends and policies.
 	Routes []Route `mapstructure:"routes"`
+	// Policies are the named security policies routes refer to. Names are
+	// lower case (YAML keys are case-insensitive here).
+	Policies map[string]Policy `mapstructure:"policies"`
+	// Replay is the replay store shared by all policies.
+	Replay Replay `mapstructure:"replay"`
+	// XML bounds what a message may claim of the strict XML gate.
+	XML XMLLimits `mapstructure:"xml"`
 }
 
 // ServerTLS is TLS on the data listener. Empty CertFile and KeyFile mean
@@ -88,7 +95,8 @@ type Route struct {
 	Path string `mapstructure:"path"`
 	// Backend is the http or https base URL of the SOAP service.
 	Backend string `mapstructure:"backend"`
-	// Policy names the security policy; "none" forwards untouched.
+	// Policy names the security policy (a key of policies); "none"
+	// forwards untouched.
 	Policy string `mapstructure:"policy"`
 	// MaxBodyBytes bounds the request body; larger bodies get 413.
 	MaxBodyBytes ByteSize `mapstructure:"maxBodyBytes"`
@@ -98,6 +106,8 @@ type Route struct {
 	Timeouts RouteTimeouts `mapstructure:"timeouts"`
 	// BackendTLS configures TLS to an https backend.
 	BackendTLS BackendTLS `mapstructure:"backendTLS"`
+	// IdentityHeaders pass the verified identity to the backend.
+	IdentityHeaders IdentityHeaders `mapstructure:"identityHeaders"`
 }
 
 // RouteTimeouts bound the phases of one exchange on a route.

@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/wssgw/wssgw/internal/xmlscan"
+)
 
 // Route defaults, applied by ApplyDefaults to fields left at zero.
 const (
@@ -25,7 +29,50 @@ func Default() Config {
 		Admin:    Admin{Listen: "127.0.0.1:9090"},
 		Log:      Log{Format: "json", Level: "info"},
 		Shutdown: Shutdown{DrainTimeout: 30 * time.Second},
+		Replay: Replay{
+			Store:      "memory",
+			MaxEntries: 1_000_000,
+			Redis:      Redis{KeyPrefix: "wssgw:replay:", Timeout: 200 * time.Millisecond},
+		},
+		XML: DefaultXMLLimits(),
 	}
+}
+
+// DefaultXMLLimits returns the gate's default limits.
+func DefaultXMLLimits() XMLLimits {
+	l := xmlscan.DefaultLimits()
+	return XMLLimits{
+		MaxDepth:        l.MaxDepth,
+		MaxAttrs:        l.MaxAttrs,
+		MaxNameLen:      l.MaxNameLen,
+		MaxNSDecls:      l.MaxNSDecls,
+		MaxElements:     l.MaxElements,
+		MaxTextBytes:    ByteSize(l.MaxTextLen),
+		MaxBase64Bytes:  ByteSize(l.MaxBase64Len),
+		MaxReferences:   l.MaxReferences,
+		MaxTransforms:   l.MaxTransforms,
+		MaxSignatures:   l.MaxSignatures,
+		MaxAttrValueLen: ByteSize(l.MaxAttrValueLen),
+	}
+}
+
+// Limits converts the configured limits for the gate; maxBytes is the
+// route's body limit.
+func (x XMLLimits) Limits(maxBytes ByteSize) xmlscan.Limits {
+	l := xmlscan.DefaultLimits()
+	l.MaxBytes = int(maxBytes)
+	l.MaxDepth = x.MaxDepth
+	l.MaxAttrs = x.MaxAttrs
+	l.MaxNameLen = x.MaxNameLen
+	l.MaxNSDecls = x.MaxNSDecls
+	l.MaxElements = x.MaxElements
+	l.MaxTextLen = int(x.MaxTextBytes)
+	l.MaxBase64Len = int(x.MaxBase64Bytes)
+	l.MaxReferences = x.MaxReferences
+	l.MaxTransforms = x.MaxTransforms
+	l.MaxSignatures = x.MaxSignatures
+	l.MaxAttrValueLen = int(x.MaxAttrValueLen)
+	return l
 }
 
 // DefaultRoute returns a route with every default set. A loader decodes each
@@ -58,6 +105,17 @@ func (c *Config) ApplyDefaults() {
 		setDefault(&r.Timeouts.Connect, d.Timeouts.Connect)
 		setDefault(&r.Timeouts.Backend, d.Timeouts.Backend)
 		setDefault(&r.Timeouts.Idle, d.Timeouts.Idle)
+	}
+	dp := DefaultPolicy()
+	for name, p := range c.Policies {
+		if p.Require == nil {
+			p.Require = dp.Require
+		}
+		setDefault(&p.Timestamp.MaxAge, dp.Timestamp.MaxAge)
+		setDefault(&p.Timestamp.FutureSkew, dp.Timestamp.FutureSkew)
+		setDefault(&p.UsernameToken.MaxAge, dp.UsernameToken.MaxAge)
+		setDefault(&p.Replay, dp.Replay)
+		c.Policies[name] = p
 	}
 }
 

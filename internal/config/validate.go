@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,9 @@ func (c *Config) Validate() error {
 	checkNonNegative(&ps, "shutdown.delay", c.Shutdown.Delay)
 	checkPositive(&ps, "shutdown.drainTimeout", c.Shutdown.DrainTimeout)
 	c.validateRoutes(&ps)
+	c.validatePolicies(&ps)
+	c.Replay.validate(&ps, "replay")
+	c.XML.validate(&ps, "xml")
 	return ps.Err()
 }
 
@@ -74,6 +78,9 @@ func (c *Config) validateRoutes(ps *Problems) {
 	for i, r := range c.Routes {
 		key := fmt.Sprintf("routes[%d]", i)
 		r.validate(ps, key)
+		if _, ok := c.Policies[r.Policy]; !ok && r.Policy != PolicyNone {
+			ps.add(key+".policy", "unknown policy %q (known: %s)", r.Policy, strings.Join(c.policyNames(), ", "))
+		}
 		if j, dup := names[r.Name]; dup && r.Name != "" {
 			ps.add(key+".name", "%q is already used by routes[%d]", r.Name, j)
 		}
@@ -91,9 +98,6 @@ func (r Route) validate(ps *Problems, key string) {
 	}
 	checkPath(ps, key+".path", r.Path)
 	u := checkBackend(ps, key+".backend", r.Backend)
-	if r.Policy != PolicyNone {
-		ps.add(key+".policy", "unknown policy %q (known: %s)", r.Policy, PolicyNone)
-	}
 	if r.MaxBodyBytes <= 0 {
 		ps.add(key+".maxBodyBytes", "must be positive, got %d", int64(r.MaxBodyBytes))
 	}
@@ -105,6 +109,17 @@ func (r Route) validate(ps *Problems, key string) {
 	checkPositive(ps, key+".timeouts.backend", r.Timeouts.Backend)
 	checkPositive(ps, key+".timeouts.idle", r.Timeouts.Idle)
 	r.BackendTLS.validate(ps, key+".backendTLS", u)
+	r.IdentityHeaders.validate(ps, key+".identityHeaders")
+}
+
+// policyNames lists "none" and the configured policy names, sorted.
+func (c *Config) policyNames() []string {
+	names := []string{PolicyNone}
+	for n := range c.Policies {
+		names = append(names, n)
+	}
+	sort.Strings(names[1:])
+	return names
 }
 
 func (b BackendTLS) validate(ps *Problems, key string, backend *url.URL) {

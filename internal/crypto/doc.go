@@ -18,4 +18,11 @@
 //     maps it to a label from a closed set for the uniform fault's metric.
 //
 // Signature and encryption algorithms live elsewhere.
+//
+// The XML Security algorithm primitives are here, the XML processing that
+// selects them is not: URI constants and an AllowList that binds each URI
+// to its class (algorithms.go), signatures bound to their key type
+// (signature.go), digests, RSA-OAEP key transport, RFC 3394 key wrap and
+// AES-GCM/CBC data encryption. Decryption failures are one uniform
+// ErrDecrypt, and RSA-1.5 answers a random key, so no error is an oracle.
 package crypto

@@ -1,0 +1,360 @@
+package dom
+
+import (
+	"bytes"
+	"crypto/sha1"
+
+	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/wss"
+)
+
+// encryptedKey unwraps an xenc:EncryptedKey for one of the policy's
+// decryption keys and decrypts the EncryptedData its ReferenceList names.
+func (m *message) encryptedKey(ek int) error {
+	var method, ki, cd, rl = -1, -1, -1, -1
+	for _, c := range m.children(ek) {
+		switch {
+		case m.is(c, nsXEnc, "EncryptionMethod") && method < 0:
+			method = c
+		case m.is(c, nsDS, "KeyInfo") && ki < 0 && cd < 0:
+			ki = c
+		case m.is(c, nsXEnc, "CipherData") && cd < 0:
+			cd = c
+		case m.is(c, nsXEnc, "ReferenceList") && cd >= 0 && rl < 0:
+			rl = c
+		default:
+			return wss.Failf(wss.ReasonStructure, "unexpected %s in EncryptedKey", m.name(c))
+		}
+	}
+	if method < 0 || cd < 0 {
+		return wss.Failf(wss.ReasonStructure, "EncryptedKey without EncryptionMethod or CipherData")
+	}
+	alg, oaepDigest, mgf, err := m.keyTransport(method)
+	if err != nil {
+		return err
+	}
+	kp, err := m.recipient(ki)
+	if err != nil {
+		return err
+	}
+	cv, err := m.cipherValue(cd)
+	if err != nil {
+		return err
+	}
+	uris := m.dataReferences(rl)
+	dec, ok := kp.Decrypter()
+	if !ok {
+		return wss.Failf(wss.ReasonToken, "decryption key cannot decrypt")
+	}
+	key, err := crypto.DecryptKey(alg, oaepDigest, mgf, dec, cv, m.keyLen(uris))
+	if err != nil {
+		return wss.Wrap(wss.ReasonDecrypt, err, "EncryptedKey")
+	}
+	if id, ok := m.attr(ek, "", "Id"); ok {
+		m.keys["#"+id] = key
+	}
+	// EncryptedKeySHA1 is the SHA-1 of the encrypted key octets (WSS SOAP
+	// Message Security 1.1 §7.3).
+	sum := sha1.Sum(cv)
+	m.keys["sha1:"+string(sum[:])] = key
+	return m.decryptAll(uris, key, alg)
+}
+
+// keyTransport checks an EncryptedKey's EncryptionMethod. The OAEP
+// DigestMethod and MGF are parameters of the key transport, not message
+// digests, so they are recorded but not held to the digest allow-list.
+func (m *message) keyTransport(method int) (alg, digest, mgf string, err error) {
+	alg, _ = m.attr(method, "", "Algorithm")
+	if err := m.allow(wss.UseKeyTransport, alg); err != nil {
+		return "", "", "", err
+	}
+	if c, ok := crypto.Classify(alg); !ok || c != crypto.ClassKeyTransport {
+		return "", "", "", wss.Failf(wss.ReasonAlgorithm, "key transport %q is not an RSA key transport", alg)
+	}
+	for _, c := range m.children(method) {
+		switch {
+		case m.is(c, nsDS, "DigestMethod") && digest == "":
+			digest, _ = m.attr(c, "", "Algorithm")
+		case m.is(c, nsXEnc11, "MGF") && mgf == "":
+			mgf, _ = m.attr(c, "", "Algorithm")
+		default:
+			// No OAEPparams: a label no peer sends is only attack surface.
+			return "", "", "", wss.Failf(wss.ReasonStructure, "unexpected %s in EncryptionMethod", m.name(c))
+		}
+	}
+	return alg, digest, mgf, nil
+}
+
+// recipient finds the policy decryption key an EncryptedKey's KeyInfo
+// names. Without KeyInfo, the only key is taken.
+func (m *message) recipient(ki int) (*crypto.KeyPair, error) {
+	keys := m.p.DecryptionKeys()
+	if ki < 0 {
+		if len(keys) == 1 {
+			return keys[0], nil
+		}
+		return nil, wss.Failf(wss.ReasonToken, "EncryptedKey names no recipient")
+	}
+	ref, err := m.keyInfo(ki)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if refMatches(ref, k.Certificate) {
+			return k, nil
+		}
+	}
+	return nil, wss.Failf(wss.ReasonToken, "EncryptedKey for a certificate that is not ours")
+}
+
+func (m *message) cipherValue(cd int) ([]byte, error) {
+	c, err := m.only(cd, "CipherData")
+	if err != nil {
+		return nil, err
+	}
+	if !m.is(c, nsXEnc, "CipherValue") {
+		// No CipherReference: nothing is fetched (DESIGN.md §5.8).
+		return nil, wss.Failf(wss.ReasonStructure, "CipherData without CipherValue")
+	}
+	return b64(m.text(c))
+}
+
+// dataReferences lists the DataReference URIs of a ReferenceList (-1: none).
+func (m *message) dataReferences(rl int) []string {
+	if rl < 0 {
+		return nil
+	}
+	var uris []string
+	for _, c := range m.children(rl) {
+		uri, _ := m.attr(c, "", "URI")
+		if !m.is(c, nsXEnc, "DataReference") {
+			uri = "" // a KeyReference or anything else fails to resolve
+		}
+		uris = append(uris, uri)
+	}
+	return uris
+}
+
+// keyLen is the key size the first referenced EncryptedData needs, so that
+// an RSA 1.5 failure yields a random key of the right size.
+func (m *message) keyLen(uris []string) int {
+	if len(uris) == 0 {
+		return 0
+	}
+	ed, err := m.resolve(uris[0])
+	if err != nil {
+		return 0
+	}
+	em := m.child(ed, nsXEnc, "EncryptionMethod")
+	if em < 0 {
+		return 0
+	}
+	alg, _ := m.attr(em, "", "Algorithm")
+	return crypto.KeySize(alg)
+}
+
+// referenceList processes a ReferenceList: standalone in the header (the
+// key comes from each EncryptedData's KeyInfo) or inside an EncryptedKey.
+func (m *message) referenceList(rl int, key []byte, kt string) error {
+	return m.decryptAll(m.dataReferences(rl), key, kt)
+}
+
+func (m *message) decryptAll(uris []string, key []byte, kt string) error {
+	if len(uris) == 0 && key != nil {
+		return nil
+	}
+	if len(uris) == 0 {
+		return wss.Failf(wss.ReasonStructure, "empty ReferenceList")
+	}
+	for _, uri := range uris {
+		// Each decryption reloads the message: resolve afresh every time.
+		ed, err := m.resolve(uri)
+		if err != nil {
+			return err
+		}
+		if !m.is(ed, nsXEnc, "EncryptedData") {
+			return wss.Failf(wss.ReasonReference, "DataReference to %s", m.name(ed))
+		}
+		if err := m.decryptData(ed, key, kt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decryptStandalone decrypts an EncryptedData that is a child of the
+// Security header itself and that no earlier ReferenceList named.
+func (m *message) decryptStandalone(ed int) error {
+	return m.decryptData(ed, nil, "")
+}
+
+// decryptData decrypts one EncryptedData and splices the plaintext in its
+// place (seed 002: no DOM re-parse of a fragment; the whole message passes
+// the gate again).
+func (m *message) decryptData(ed int, key []byte, kt string) error {
+	typ, _ := m.attr(ed, "", "Type")
+	if typ != typeElement && typ != typeContent {
+		return wss.Failf(wss.ReasonStructure, "EncryptedData Type must be Element or Content")
+	}
+	for a := m.doc.Elements[ed].Parent; a >= 0; a = m.doc.Elements[a].Parent {
+		if m.is(a, nsDS, "Signature") || m.is(a, nsXEnc, "EncryptedData") || m.is(a, nsXEnc, "EncryptedKey") {
+			// BSP R5440 and nested encryption: ciphertext lives in the
+			// Body, header blocks or the Security header only.
+			return wss.Failf(wss.ReasonStructure, "EncryptedData inside %s", m.name(a))
+		}
+	}
+	var method, ki, cd = -1, -1, -1
+	for _, c := range m.children(ed) {
+		switch {
+		case m.is(c, nsXEnc, "EncryptionMethod") && method < 0:
+			method = c
+		case m.is(c, nsDS, "KeyInfo") && ki < 0 && cd < 0:
+			ki = c
+		case m.is(c, nsXEnc, "CipherData") && cd < 0:
+			cd = c
+		default:
+			return wss.Failf(wss.ReasonStructure, "unexpected %s in EncryptedData", m.name(c))
+		}
+	}
+	if method < 0 || cd < 0 {
+		return wss.Failf(wss.ReasonStructure, "EncryptedData without EncryptionMethod or CipherData")
+	}
+	alg, _ := m.attr(method, "", "Algorithm")
+	if err := m.allow(wss.UseData, alg); err != nil {
+		return err
+	}
+	if c, ok := crypto.Classify(alg); !ok || c != crypto.ClassBlockCipher {
+		return wss.Failf(wss.ReasonAlgorithm, "%q is not a data encryption algorithm", alg)
+	}
+	if len(m.children(method)) > 0 {
+		return wss.Failf(wss.ReasonStructure, "unexpected content in EncryptionMethod")
+	}
+	if key == nil {
+		if ki < 0 {
+			return wss.Failf(wss.ReasonToken, "EncryptedData names no key")
+		}
+		ref, err := m.keyInfo(ki)
+		if err != nil {
+			return err
+		}
+		if ref.key == nil {
+			return wss.Failf(wss.ReasonToken, "EncryptedData key is not an EncryptedKey")
+		}
+		key = ref.key
+	}
+	cv, err := m.cipherValue(cd)
+	if err != nil {
+		return err
+	}
+	pt, err := crypto.DecryptData(alg, key, cv)
+	if err != nil {
+		return wss.Wrap(wss.ReasonDecrypt, err, "EncryptedData")
+	}
+	return m.splicePlaintext(ed, typ == typeContent, pt, wss.Decryption{Algorithm: alg, KeyTransport: kt})
+}
+
+// splicePlaintext puts pt in place of EncryptedData ed (or of the
+// wsse11:EncryptedHeader around it) and gates the message again.
+func (m *message) splicePlaintext(ed int, content bool, pt []byte, d wss.Decryption) error {
+	region, parent := ed, m.doc.Elements[ed].Parent
+	if m.is(parent, nsWSSE11, "EncryptedHeader") {
+		if content {
+			return wss.Failf(wss.ReasonStructure, "EncryptedHeader with Content encryption")
+		}
+		region, parent = parent, m.doc.Elements[parent].Parent
+	}
+	if content && (parent == m.header || parent == m.secIdx) {
+		return wss.Failf(wss.ReasonStructure, "Content encryption of a header")
+	}
+	d.Header = parent == m.header
+	d.Content = content
+	a, b := m.doc.Elements[region].Start, m.doc.Elements[region].End
+	if content {
+		d.Start = m.start(parent)
+	} else {
+		d.Start = a
+		if len(pt) == 0 || pt[0] != '<' {
+			return wss.Failf(wss.ReasonDecrypt, "Element plaintext is not an element")
+		}
+	}
+	if err := m.splice(a, b, pt); err != nil {
+		return err
+	}
+	if err := m.checkPlaintext(a, a+len(pt), content); err != nil {
+		return err
+	}
+	m.res.Decrypted = append(m.res.Decrypted, d)
+	return nil
+}
+
+// splice replaces data[a:b] with pt, moves every recorded offset with it and
+// reloads the message through the gate.
+func (m *message) splice(a, b int, pt []byte) error {
+	data := make([]byte, 0, len(m.data)-(b-a)+len(pt))
+	data = append(data, m.data[:a]...)
+	data = append(data, pt...)
+	data = append(data, m.data[b:]...)
+	delta := len(pt) - (b - a)
+	move := func(x *int) {
+		switch {
+		case *x >= b:
+			*x += delta
+		case *x > a:
+			*x = a
+		}
+	}
+	r := m.res
+	if r.Timestamp != nil {
+		move(&r.Timestamp.Start)
+	}
+	if r.Username != nil {
+		move(&r.Username.Start)
+	}
+	if r.Token >= 0 {
+		move(&r.Token)
+	}
+	for i := range r.Signatures {
+		for j := range r.Signatures[i].Covered {
+			move(&r.Signatures[i].Covered[j])
+		}
+	}
+	for i := range r.Decrypted {
+		move(&r.Decrypted[i].Start)
+	}
+	return m.load(data)
+}
+
+// checkPlaintext rejects decrypted content that would smuggle structure
+// past the checks already done: a Security header, a Signature, a SOAP
+// Envelope, Header or Body, or more ciphertext (security.md A11). Element
+// plaintext must be exactly one element.
+func (m *message) checkPlaintext(a, b int, content bool) error {
+	top := 0
+	for i := range m.doc.Elements {
+		e := &m.doc.Elements[i]
+		if e.Start < a || e.Start >= b {
+			continue
+		}
+		switch {
+		case e.Space == nsWSSE && e.Local == "Security",
+			e.Space == nsDS && e.Local == "Signature",
+			e.Space == soap.NS11 || e.Space == soap.NS12,
+			e.Space == nsXEnc, e.Space == nsWSSE11 && e.Local == "EncryptedHeader":
+			return wss.Failf(wss.ReasonStructure, "decrypted content holds %s", m.name(i))
+		}
+		if e.Parent < 0 || m.doc.Elements[e.Parent].Start < a {
+			top++
+			if !content && (e.Start != a || e.End != b) {
+				return wss.Failf(wss.ReasonDecrypt, "Element plaintext is not exactly one element")
+			}
+		}
+	}
+	if !content && top != 1 {
+		return wss.Failf(wss.ReasonDecrypt, "Element plaintext is not exactly one element")
+	}
+	if bytes.Contains(m.data[a:b], []byte("<!--")) {
+		return wss.Failf(wss.ReasonStructure, "comment in decrypted content")
+	}
+	return nil
+}

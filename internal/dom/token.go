@@ -1,0 +1,279 @@
+package dom
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"crypto/x509"
+	"encoding/asn1"
+	"math/big"
+	"strings"
+
+	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/wss"
+)
+
+// tokenRef is what a KeyInfo or SecurityTokenReference says about a key
+// (WSS X.509 Token Profile 1.1 §3.2): certificates carried in the message
+// (hints only, DESIGN.md §5.5), or a lookup key, or a message key.
+type tokenRef struct {
+	kind   string              // wss.KeyRef*
+	certs  []*x509.Certificate // leaf first
+	token  int                 // start offset of the BST, -1
+	issuer string              // X509IssuerSerial
+	serial *big.Int
+	ski    []byte
+	thumb  []byte
+	key    []byte // a symmetric key from an EncryptedKey
+}
+
+// keyInfo reads a ds:KeyInfo holding one SecurityTokenReference or
+// X509Data. KeyValue, KeyName, RetrievalMethod and the rest are refused:
+// keys come from the trust store, and nothing is fetched (security.md A7,
+// xml-crypto CVE-2024-32962).
+func (m *message) keyInfo(ki int) (*tokenRef, error) {
+	c, err := m.only(ki, "KeyInfo")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case m.is(c, nsWSSE, "SecurityTokenReference"):
+		return m.str(c)
+	case m.is(c, nsDS, "X509Data"):
+		return m.x509Data(c)
+	}
+	return nil, wss.Failf(wss.ReasonToken, "unsupported %s in KeyInfo", m.name(c))
+}
+
+func (m *message) str(s int) (*tokenRef, error) {
+	c, err := m.only(s, "SecurityTokenReference")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case m.is(c, nsWSSE, "Reference"):
+		return m.directRef(c)
+	case m.is(c, nsWSSE, "KeyIdentifier"):
+		return m.keyIdentifier(c)
+	case m.is(c, nsDS, "X509Data"):
+		return m.x509Data(c)
+	}
+	return nil, wss.Failf(wss.ReasonToken, "unsupported %s in SecurityTokenReference", m.name(c))
+}
+
+// directRef resolves a wsse:Reference to a BinarySecurityToken or an
+// EncryptedKey of our Security header.
+func (m *message) directRef(r int) (*tokenRef, error) {
+	uri, _ := m.attr(r, "", "URI")
+	t, err := m.resolve(uri)
+	if err != nil {
+		return nil, err
+	}
+	if !m.inSecurity(t) {
+		return nil, wss.Failf(wss.ReasonToken, "referenced token is not in the Security header")
+	}
+	vt, _ := m.attr(r, "", "ValueType")
+	switch {
+	case m.is(t, nsWSSE, "BinarySecurityToken"):
+		certs, err := m.bst(t)
+		if err != nil {
+			return nil, err
+		}
+		if tvt, _ := m.attr(t, "", "ValueType"); vt != "" && vt != tvt {
+			return nil, wss.Failf(wss.ReasonToken, "Reference ValueType does not match the token")
+		}
+		return &tokenRef{kind: wss.KeyRefBST, certs: certs, token: m.start(t)}, nil
+	case m.is(t, nsXEnc, "EncryptedKey"):
+		key, ok := m.keys[uri]
+		if !ok || (vt != "" && vt != vtEncryptedKey) {
+			return nil, wss.Failf(wss.ReasonToken, "reference to an EncryptedKey not processed before")
+		}
+		return &tokenRef{kind: wss.KeyRefEncryptedKey, key: key, token: -1}, nil
+	}
+	return nil, wss.Failf(wss.ReasonToken, "reference to unsupported token %s", m.name(t))
+}
+
+func (m *message) keyIdentifier(k int) (*tokenRef, error) {
+	vt, _ := m.attr(k, "", "ValueType")
+	if enc, ok := m.attr(k, "", "EncodingType"); ok && enc != encBase64 {
+		return nil, wss.Failf(wss.ReasonToken, "KeyIdentifier EncodingType is not Base64Binary")
+	}
+	v, err := b64(m.text(k))
+	if err != nil {
+		return nil, err
+	}
+	switch vt {
+	case vtSKI:
+		return &tokenRef{kind: wss.KeyRefSKI, ski: v, token: -1}, nil
+	case vtThumbprint:
+		return &tokenRef{kind: wss.KeyRefThumbprint, thumb: v, token: -1}, nil
+	case vtEncKeySHA1:
+		key, ok := m.keys["sha1:"+string(v)]
+		if !ok {
+			return nil, wss.Failf(wss.ReasonToken, "EncryptedKeySHA1 names no processed EncryptedKey")
+		}
+		return &tokenRef{kind: wss.KeyRefEncryptedKey, key: key, token: -1}, nil
+	}
+	return nil, wss.Failf(wss.ReasonToken, "unsupported KeyIdentifier ValueType %q", vt)
+}
+
+// x509Data reads X509IssuerSerial, X509SKI and X509Certificate. A
+// certificate is only a candidate; the lookup key decides.
+func (m *message) x509Data(x int) (*tokenRef, error) {
+	ref := &tokenRef{token: -1}
+	for _, c := range m.children(x) {
+		switch {
+		case m.is(c, nsDS, "X509IssuerSerial"):
+			name, serial := m.child(c, nsDS, "X509IssuerName"), m.child(c, nsDS, "X509SerialNumber")
+			if name < 0 || serial < 0 {
+				return nil, wss.Failf(wss.ReasonToken, "incomplete X509IssuerSerial")
+			}
+			n, ok := new(big.Int).SetString(strings.TrimSpace(m.text(serial)), 10)
+			if !ok {
+				return nil, wss.Failf(wss.ReasonToken, "bad X509SerialNumber")
+			}
+			ref.kind, ref.issuer, ref.serial = wss.KeyRefIssuerSerial, m.text(name), n
+		case m.is(c, nsDS, "X509SKI"):
+			v, err := b64(m.text(c))
+			if err != nil {
+				return nil, err
+			}
+			ref.kind, ref.ski = wss.KeyRefSKI, v
+		case m.is(c, nsDS, "X509Certificate"):
+			der, err := b64(m.text(c))
+			if err != nil {
+				return nil, err
+			}
+			cert, err := x509.ParseCertificate(der)
+			if err != nil {
+				return nil, wss.Wrap(wss.ReasonToken, err, "X509Certificate")
+			}
+			ref.certs = append(ref.certs, cert)
+		default:
+			return nil, wss.Failf(wss.ReasonToken, "unsupported %s in X509Data", m.name(c))
+		}
+	}
+	if ref.kind == "" {
+		if len(ref.certs) == 0 {
+			return nil, wss.Failf(wss.ReasonToken, "empty X509Data")
+		}
+		ref.kind = wss.KeyRefX509Data
+	}
+	return ref, nil
+}
+
+// bst decodes a BinarySecurityToken: one X509v3 certificate or an
+// X509PKIPathv1 (a DER SEQUENCE of certificates, trust anchor first, X.509
+// Token Profile 1.1 §3.1), returned leaf first.
+func (m *message) bst(t int) ([]*x509.Certificate, error) {
+	vt, _ := m.attr(t, "", "ValueType")
+	if enc, _ := m.attr(t, "", "EncodingType"); enc != encBase64 {
+		// BSP R3029: EncodingType is required and Base64Binary.
+		return nil, wss.Failf(wss.ReasonToken, "BinarySecurityToken EncodingType is not Base64Binary")
+	}
+	der, err := b64(m.text(t))
+	if err != nil {
+		return nil, err
+	}
+	switch vt {
+	case vtX509v3:
+		c, err := x509.ParseCertificate(der)
+		if err != nil {
+			return nil, wss.Wrap(wss.ReasonToken, err, "BinarySecurityToken")
+		}
+		return []*x509.Certificate{c}, nil
+	case vtPKIPath:
+		var raws []asn1.RawValue
+		rest, err := asn1.Unmarshal(der, &raws)
+		if err != nil || len(rest) > 0 || len(raws) == 0 {
+			return nil, wss.Failf(wss.ReasonToken, "bad X509PKIPathv1")
+		}
+		certs := make([]*x509.Certificate, len(raws))
+		for k, r := range raws {
+			c, err := x509.ParseCertificate(r.FullBytes)
+			if err != nil {
+				return nil, wss.Wrap(wss.ReasonToken, err, "X509PKIPathv1")
+			}
+			certs[len(raws)-1-k] = c
+		}
+		return certs, nil
+	}
+	return nil, wss.Failf(wss.ReasonToken, "unsupported BinarySecurityToken ValueType %q", vt)
+}
+
+// trusted turns a token reference into a verified signer: the leaf is found
+// (carried or looked up) and then validated by the trust store.
+func (m *message) trusted(ref *tokenRef) (*crypto.Identity, error) {
+	ts := m.p.Trust()
+	if ts == nil {
+		return nil, wss.Failf(wss.ReasonUntrusted, "policy trusts no signer")
+	}
+	leaf, err := m.leaf(ref, ts.Index())
+	if err != nil {
+		return nil, err
+	}
+	var inter []*x509.Certificate
+	if len(ref.certs) > 1 {
+		inter = ref.certs[1:]
+	}
+	id, err := ts.Verify(leaf, inter, m.now, crypto.PurposeSigning)
+	if err != nil {
+		return nil, wss.Wrap(wss.ReasonUntrusted, err, "signer %s", crypto.Reason(err))
+	}
+	return id, nil
+}
+
+// leaf finds the certificate a reference names.
+func (m *message) leaf(ref *tokenRef, ix *crypto.Index) (*x509.Certificate, error) {
+	var (
+		c   *x509.Certificate
+		err error
+	)
+	switch ref.kind {
+	case wss.KeyRefBST, wss.KeyRefX509Data:
+		return ref.certs[0], nil
+	case wss.KeyRefIssuerSerial:
+		if c = matchCarried(ref); c == nil {
+			c, err = ix.ByIssuerSerial(ref.issuer, ref.serial)
+		}
+	case wss.KeyRefSKI:
+		c, err = ix.BySKI(ref.ski)
+	case wss.KeyRefThumbprint:
+		c, err = ix.ByThumbprintSHA1(ref.thumb)
+	default:
+		return nil, wss.Failf(wss.ReasonToken, "no certificate for a %s reference", ref.kind)
+	}
+	if err != nil || c == nil {
+		return nil, wss.Wrap(wss.ReasonToken, err, "certificate not found")
+	}
+	return c, nil
+}
+
+// matchCarried returns a carried certificate matching the reference's issuer
+// and serial (zeep sends both), or nil.
+func matchCarried(ref *tokenRef) *x509.Certificate {
+	for _, c := range ref.certs {
+		if refMatches(ref, c) {
+			return c
+		}
+	}
+	return nil
+}
+
+// refMatches reports whether certificate c is the one ref names.
+func refMatches(ref *tokenRef, c *x509.Certificate) bool {
+	switch ref.kind {
+	case wss.KeyRefBST, wss.KeyRefX509Data:
+		return len(ref.certs) > 0 && ref.certs[0].Equal(c)
+	case wss.KeyRefIssuerSerial:
+		want, err1 := crypto.ParseDN(ref.issuer)
+		got, err2 := crypto.DNFromRaw(c.RawIssuer)
+		return err1 == nil && err2 == nil && want.Equal(got) && c.SerialNumber.Cmp(ref.serial) == 0
+	case wss.KeyRefSKI:
+		ski, err := crypto.ComputeSKI(c)
+		return (err == nil && bytes.Equal(ski, ref.ski)) || (len(c.SubjectKeyId) > 0 && bytes.Equal(c.SubjectKeyId, ref.ski))
+	case wss.KeyRefThumbprint:
+		sum := sha1.Sum(c.Raw)
+		return bytes.Equal(sum[:], ref.thumb)
+	}
+	return false
+}

@@ -1,0 +1,147 @@
+package replay
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+)
+
+// Redis defaults.
+const (
+	DefaultKeyPrefix   = "wssgw:replay:"
+	DefaultOpTimeout   = 200 * time.Millisecond
+	DefaultDialTimeout = time.Second
+)
+
+// RedisOptions configures NewRedis.
+type RedisOptions struct {
+	// Addr is the server's host:port.
+	Addr string
+	// Username and Password authenticate with AUTH (Username empty: the
+	// default user, as with requirepass).
+	Username string
+	Password string
+	// DB is the logical database number.
+	DB int
+	// KeyPrefix namespaces the keys; "" means DefaultKeyPrefix. Replicas
+	// that must see each other's messages need the same prefix.
+	KeyPrefix string
+	// TLS, when set, is used to connect; nil means plaintext.
+	TLS *tls.Config
+	// DialTimeout bounds establishing a connection; 0 means
+	// DefaultDialTimeout. A Seen call is bounded by OpTimeout in any case.
+	DialTimeout time.Duration
+	// OpTimeout bounds each Seen and Ping, a dial it may need included; 0
+	// means DefaultOpTimeout. It is the latency a Redis outage adds to each
+	// rejected request.
+	OpTimeout time.Duration
+}
+
+// Redis is a Store shared by every replica that uses the same server and
+// KeyPrefix. Each Seen is one SET key 1 NX PX ttl, which Redis executes
+// atomically, so one replica wins and the others see a replay.
+type Redis struct {
+	c         *redis.Client
+	prefix    string
+	opTimeout time.Duration
+}
+
+// NewRedis returns a Redis store. It does not connect: call Ping at startup
+// to fail fast on a wrong address or credentials.
+func NewRedis(o RedisOptions) (*Redis, error) {
+	if o.Addr == "" {
+		return nil, errors.New("replay: redis address is empty")
+	}
+	if o.KeyPrefix == "" {
+		o.KeyPrefix = DefaultKeyPrefix
+	}
+	if o.OpTimeout <= 0 {
+		o.OpTimeout = DefaultOpTimeout
+	}
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = DefaultDialTimeout
+	}
+	c := redis.NewClient(&redis.Options{
+		Addr:        o.Addr,
+		Username:    o.Username,
+		Password:    o.Password,
+		DB:          o.DB,
+		TLSConfig:   o.TLS,
+		DialTimeout: o.DialTimeout,
+		// Per-call deadlines come from the context (OpTimeout); these only
+		// back them up.
+		ReadTimeout:           o.OpTimeout,
+		WriteTimeout:          o.OpTimeout,
+		ContextTimeoutEnabled: true,
+		// No retries: if a SET NX reached Redis but its reply was lost, the
+		// retry would find the key and report the fresh message as a replay.
+		// One failed request is better than that, and a retry would not fit
+		// in OpTimeout anyway.
+		MaxRetries: -1,
+		// A refused connection fails the call at once, instead of
+		// retrying until OpTimeout; the next request dials again.
+		DialerRetries: 1,
+		// Spare every new connection the CLIENT SETINFO and CLIENT
+		// MAINT_NOTIFICATIONS round trips; neither matters for SET NX, and
+		// older or managed servers reject them.
+		DisableIdentity:          true,
+		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
+	})
+	return &Redis{c: c, prefix: o.KeyPrefix, opTimeout: o.OpTimeout}, nil
+}
+
+// Seen implements Store.
+func (r *Redis) Seen(ctx context.Context, key []byte, expires time.Time) (bool, error) {
+	// The TTL is measured on this replica's clock, the same clock its
+	// timestamp checks use, so skew with the Redis server's clock does not
+	// shorten it (SET PXAT would depend on the server's clock).
+	ttl := time.Until(expires)
+	if ttl <= 0 {
+		return true, errExpired
+	}
+	// Round up to whole milliseconds, Redis's unit: rounding down could
+	// forget the key just before the message stops being acceptable.
+	ttl = (ttl + time.Millisecond - 1).Truncate(time.Millisecond)
+
+	// Hex keeps keys printable in redis-cli, MONITOR and slow logs.
+	k := make([]byte, len(r.prefix)+hex.EncodedLen(len(key)))
+	hex.Encode(k[copy(k, r.prefix):], key)
+
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
+	defer cancel()
+	set, err := r.c.SetNX(ctx, string(k), "1", ttl).Result()
+	if err != nil {
+		return true, r.unavailable("SET NX", err)
+	}
+	return !set, nil
+}
+
+// Ping checks that the server answers and accepts the credentials.
+func (r *Redis) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
+	defer cancel()
+	if err := r.c.Ping(ctx).Err(); err != nil {
+		return r.unavailable("PING", err)
+	}
+	return nil
+}
+
+// Close closes the connections. Seen fails closed afterwards.
+func (r *Redis) Close() error {
+	if err := r.c.Close(); err != nil {
+		return fmt.Errorf("replay: redis close: %w", err)
+	}
+	return nil
+}
+
+// unavailable wraps both ErrUnavailable, for the caller's decision, and the
+// cause, for logs and for errors.Is(err, context.DeadlineExceeded).
+func (r *Redis) unavailable(op string, err error) error {
+	return fmt.Errorf("replay: redis %s %s: %w: %w", op, r.c.Options().Addr, ErrUnavailable, err)
+}

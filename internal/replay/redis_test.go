@@ -1,0 +1,300 @@
+package replay
+
+import (
+	"context"
+	"encoding/hex"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/replay/replaytest"
+)
+
+func newRedis(t testing.TB, o RedisOptions) *Redis {
+	t.Helper()
+	r, err := NewRedis(o)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Close() })
+	return r
+}
+
+// rawClient talks to the server directly, to look at what the store wrote.
+func rawClient(t testing.TB, addr string) *redis.Client {
+	t.Helper()
+	// No retries: SHUTDOWN closes the connection, which must not make the
+	// client redial a stopped server for a second.
+	c := redis.NewClient(&redis.Options{Addr: addr, DisableIdentity: true, MaxRetries: -1, DialerRetries: 1})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func TestRedisReplicas(t *testing.T) {
+	addr := replaytest.StartRedis(t)
+	replicas := map[string]*Redis{
+		"a": newRedis(t, RedisOptions{Addr: addr}),
+		"b": newRedis(t, RedisOptions{Addr: addr}),
+	}
+	for _, r := range replicas {
+		require.NoError(t, r.Ping(t.Context()))
+	}
+	other := newRedis(t, RedisOptions{Addr: addr, KeyPrefix: "other:"})
+
+	// The steps run in order against the same server.
+	steps := []struct {
+		name         string
+		store        Store
+		key          string
+		wantReplayed bool
+	}{
+		{"ok/first-seen-on-a", replicas["a"], "m1", false},
+		{"fail/replayed-on-b", replicas["b"], "m1", true},
+		{"fail/replayed-on-a", replicas["a"], "m1", true},
+		{"ok/first-seen-on-b", replicas["b"], "m2", false},
+		{"fail/replayed-on-a-from-b", replicas["a"], "m2", true},
+		{"ok/other-prefix-is-separate", other, "m1", false},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			replayed, err := s.store.Seen(t.Context(), key(s.key), time.Now().Add(time.Minute))
+			require.NoError(t, err)
+			assert.Equal(t, s.wantReplayed, replayed)
+		})
+	}
+}
+
+func TestRedisKeyAndTTL(t *testing.T) {
+	addr := replaytest.StartRedis(t)
+	r := newRedis(t, RedisOptions{Addr: addr})
+	raw := rawClient(t, addr)
+
+	k := key("m1")
+	_, err := r.Seen(t.Context(), k, time.Now().Add(30*time.Second))
+	require.NoError(t, err)
+
+	// A key without a TTL would never be freed: Redis would fill up.
+	ttl, err := raw.PTTL(t.Context(), DefaultKeyPrefix+hex.EncodeToString(k)).Result()
+	require.NoError(t, err)
+	assert.Greater(t, ttl, 29*time.Second)
+	assert.LessOrEqual(t, ttl, 30*time.Second)
+}
+
+func TestRedisExpiry(t *testing.T) {
+	addr := replaytest.StartRedis(t)
+	r := newRedis(t, RedisOptions{Addr: addr})
+	k := key("m1")
+
+	replayed, err := r.Seen(t.Context(), k, time.Now().Add(150*time.Millisecond))
+	require.NoError(t, err)
+	require.False(t, replayed)
+	replayed, err = r.Seen(t.Context(), k, time.Now().Add(150*time.Millisecond))
+	require.NoError(t, err)
+	require.True(t, replayed)
+
+	time.Sleep(300 * time.Millisecond)
+	replayed, err = r.Seen(t.Context(), k, time.Now().Add(time.Minute))
+	require.NoError(t, err)
+	assert.False(t, replayed, "the key should have expired")
+}
+
+func TestRedisExpiredExpiry(t *testing.T) {
+	addr := replaytest.StartRedis(t)
+	r := newRedis(t, RedisOptions{Addr: addr})
+	for _, tt := range []struct {
+		name    string
+		expires time.Time
+	}{
+		{"fail/past", time.Now().Add(-time.Second)},
+		{"fail/zero", time.Time{}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			replayed, err := r.Seen(t.Context(), key("m1"), tt.expires)
+			require.ErrorIs(t, err, ErrExpired)
+			assert.True(t, replayed)
+		})
+	}
+	n, err := rawClient(t, addr).DBSize(t.Context()).Result()
+	require.NoError(t, err)
+	assert.Zero(t, n, "nothing may be written for an expired message")
+}
+
+func TestRedisConcurrentReplicas(t *testing.T) {
+	addr := replaytest.StartRedis(t)
+	replicas := []*Redis{
+		newRedis(t, RedisOptions{Addr: addr, OpTimeout: 5 * time.Second}),
+		newRedis(t, RedisOptions{Addr: addr, OpTimeout: 5 * time.Second}),
+	}
+	const perReplica, keys = 8, 50
+	expires := time.Now().Add(time.Minute)
+	var fresh [keys]atomic.Int32
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for _, r := range replicas {
+		for range perReplica {
+			wg.Go(func() {
+				<-start
+				for k := range keys {
+					replayed, err := r.Seen(context.Background(), key(string(rune(k))), expires)
+					if !assert.NoError(t, err) {
+						return
+					}
+					if !replayed {
+						fresh[k].Add(1)
+					}
+				}
+			})
+		}
+	}
+	close(start)
+	wg.Wait()
+	for k := range fresh {
+		require.EqualValues(t, 1, fresh[k].Load(), "key %d: calls that got replayed == false", k)
+	}
+}
+
+// blackhole accepts connections and never answers, like a hung server.
+func blackhole(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return l.Addr().String()
+}
+
+// closedPort returns a loopback address nothing listens on.
+func closedPort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	return addr
+}
+
+func TestRedisFailsClosed(t *testing.T) {
+	tests := []struct {
+		name string
+		// store returns a store whose next Seen must fail.
+		store func(t *testing.T) *Redis
+		// wantCause is also wrapped, when set.
+		wantCause error
+	}{
+		{"fail/connection-refused", func(t *testing.T) *Redis {
+			// A long OpTimeout: a refused dial must fail at once, not be
+			// retried until the timeout (checked below).
+			return newRedis(t, RedisOptions{Addr: closedPort(t), OpTimeout: 5 * time.Second})
+		}, nil},
+		{"fail/server-stopped", func(t *testing.T) *Redis {
+			addr := replaytest.StartRedis(t)
+			r := newRedis(t, RedisOptions{Addr: addr})
+			// Use the store first, so that it holds a pooled connection the
+			// shutdown breaks.
+			_, err := r.Seen(t.Context(), key("warm"), time.Now().Add(time.Minute))
+			require.NoError(t, err)
+			// SHUTDOWN closes the connection instead of replying.
+			_ = rawClient(t, addr).Shutdown(t.Context()).Err()
+			require.Eventually(t, func() bool {
+				c, err := net.Dial("tcp", addr)
+				if err == nil {
+					_ = c.Close()
+				}
+				return err != nil
+			}, 5*time.Second, 10*time.Millisecond)
+			return r
+		}, nil},
+		{"fail/timeout", func(t *testing.T) *Redis {
+			return newRedis(t, RedisOptions{Addr: blackhole(t), OpTimeout: 100 * time.Millisecond})
+		}, os.ErrDeadlineExceeded},
+		{"fail/store-closed", func(t *testing.T) *Redis {
+			r := newRedis(t, RedisOptions{Addr: replaytest.StartRedis(t)})
+			require.NoError(t, r.Close())
+			return r
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := tt.store(t)
+			start := time.Now()
+			replayed, err := r.Seen(t.Context(), key("m1"), time.Now().Add(time.Minute))
+			require.ErrorIs(t, err, ErrUnavailable)
+			if tt.wantCause != nil {
+				assert.ErrorIs(t, err, tt.wantCause)
+			}
+			assert.True(t, replayed, "an unavailable store must not answer \"not replayed\"")
+			// OpTimeout bounds the call, and nothing else makes it wait;
+			// leave room for a slow CI machine.
+			assert.Less(t, time.Since(start), time.Second)
+
+			require.ErrorIs(t, r.Ping(t.Context()), ErrUnavailable)
+		})
+	}
+}
+
+func TestRedisAuth(t *testing.T) {
+	addr := replaytest.StartRedis(t, "--requirepass", "s3cret")
+	tests := []struct {
+		name     string
+		username string
+		password string
+		wantErr  error
+	}{
+		{"ok/password", "", "s3cret", nil},
+		{"ok/default-user", "default", "s3cret", nil},
+		{"fail/wrong-password", "", "wrong", ErrUnavailable},
+		{"fail/no-password", "", "", ErrUnavailable},
+		{"fail/unknown-user", "nobody", "s3cret", ErrUnavailable},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRedis(t, RedisOptions{Addr: addr, Username: tt.username, Password: tt.password})
+			pingErr := r.Ping(t.Context())
+			// A distinct key per case: a failing case must not be
+			// excused by an earlier case's key.
+			replayed, err := r.Seen(t.Context(), key(string(rune(i))), time.Now().Add(time.Minute))
+			if tt.wantErr != nil {
+				require.ErrorIs(t, pingErr, tt.wantErr)
+				require.ErrorIs(t, err, tt.wantErr)
+				assert.True(t, replayed)
+				return
+			}
+			require.NoError(t, pingErr)
+			require.NoError(t, err)
+			assert.False(t, replayed)
+		})
+	}
+}
+
+func TestNewRedisOptions(t *testing.T) {
+	_, err := NewRedis(RedisOptions{})
+	require.Error(t, err, "an empty address must be refused, not default to localhost")
+
+	r, err := NewRedis(RedisOptions{Addr: "127.0.0.1:1"})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = r.Close() })
+	assert.Equal(t, DefaultKeyPrefix, r.prefix)
+	assert.Equal(t, DefaultOpTimeout, r.opTimeout)
+}

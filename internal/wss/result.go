@@ -1,0 +1,167 @@
+package wss
+
+import (
+	"encoding/xml"
+	"time"
+
+	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/soap"
+)
+
+// Result is what an engine proved about one message. Element positions are
+// byte offsets of start tags in Document, the final plaintext envelope: a
+// fact about an element is a fact about the bytes at that offset, which is
+// how required parts are matched by node identity and never by "an element
+// with that id exists somewhere" (DESIGN.md §5.3).
+type Result struct {
+	Version soap.Version
+	// Document is the envelope after decryption, Security header included.
+	Document []byte
+	// Body is the start offset of the one soap:Body.
+	Body int
+	// Security is the byte span of the wsse:Security header processed, or
+	// {-1,-1} when the message had none.
+	Security [2]int
+	// Headers are the SOAP header blocks other than the Security header.
+	Headers []Part
+	// Timestamp is the verified wsu:Timestamp, if any.
+	Timestamp *Timestamp
+	// Username is the verified wsse:UsernameToken, if any.
+	Username *UsernameToken
+	// Token is the start offset of the BinarySecurityToken a signature used
+	// (-1 when none).
+	Token int
+	// Signatures are the verified signatures, in header order.
+	Signatures []Signature
+	// Decrypted lists what was decrypted.
+	Decrypted []Decryption
+	// Algorithms lists every algorithm URI the message used, for the
+	// per-policy usage counters.
+	Algorithms []AlgorithmUse
+}
+
+// Part is an element of the document: its expanded name and start offset.
+type Part struct {
+	Name  xml.Name
+	Start int
+}
+
+// Timestamp is a checked wsu:Timestamp.
+type Timestamp struct {
+	Start            int
+	Created, Expires time.Time // Expires is zero when absent
+}
+
+// UsernameToken is a checked wsse:UsernameToken.
+type UsernameToken struct {
+	Start    int
+	Username string
+	Digest   bool   // PasswordDigest (else PasswordText)
+	Nonce    []byte // raw nonce, nil when absent
+	Created  time.Time
+}
+
+// Key reference kinds (WSS X.509 Token Profile 1.1 §3.2), metric labels.
+const (
+	KeyRefBST          = "bst"
+	KeyRefIssuerSerial = "issuer_serial"
+	KeyRefSKI          = "ski"
+	KeyRefThumbprint   = "thumbprint"
+	KeyRefEncryptedKey = "encrypted_key"
+	KeyRefX509Data     = "x509data"
+)
+
+// Signature is a verified ds:Signature: its SignedInfo verified with a key
+// from the trust store (or a key the message proved it holds, for HMAC),
+// and every Reference's digest checked.
+type Signature struct {
+	// Signer is the trusted identity; nil for an HMAC signature whose key
+	// came from an EncryptedKey (then SignerOf names no one).
+	Signer       *crypto.Identity
+	KeyReference string
+	Method       string // SignatureMethod URI
+	C14N         string // CanonicalizationMethod URI
+	KeyBits      int
+	// Covered are the start offsets of the elements the References
+	// resolved to, after any later decryption moved them.
+	Covered []int
+	// SignedInfoDigest is SHA-256 of the canonical SignedInfo that was
+	// verified: the replay key (DESIGN.md §5.7).
+	SignedInfoDigest [32]byte
+}
+
+// Decryption is one decrypted EncryptedData.
+type Decryption struct {
+	// Start is the element now holding the plaintext: the decrypted
+	// element (Type Element), or the parent (Type Content).
+	Start        int
+	Content      bool
+	Header       bool // a wsse11:EncryptedHeader or an encrypted header block
+	Algorithm    string
+	KeyTransport string
+}
+
+// Algorithm kinds for AlgorithmUse.
+const (
+	UseSignature    = "signature"
+	UseDigest       = "digest"
+	UseC14N         = "c14n"
+	UseKeyTransport = "key_transport"
+	UseData         = "data"
+	UseKeyReference = "key_reference"
+	UseKeySize      = "key_size"
+)
+
+// AlgorithmUse is one use of an algorithm (or a key reference kind or key
+// size), counted per policy so operators see who still sends SHA-1 or CBC.
+type AlgorithmUse struct {
+	Kind  string
+	Value string
+}
+
+// Covered reports whether some verified signature covers the element at
+// start.
+func (r *Result) Covered(start int) bool {
+	for _, s := range r.Signatures {
+		for _, c := range s.Covered {
+			if c == start {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// DecryptedAt reports whether the element at start arrived encrypted.
+func (r *Result) DecryptedAt(start int) bool {
+	for _, d := range r.Decrypted {
+		if d.Start == start {
+			return true
+		}
+	}
+	return false
+}
+
+// Signer returns the identity of the first signature with a trusted X.509
+// signer, or nil.
+func (r *Result) Signer() *crypto.Identity {
+	for _, s := range r.Signatures {
+		if s.Signer != nil {
+			return s.Signer
+		}
+	}
+	return nil
+}
+
+// Forward returns the bytes to send to the backend: the plaintext envelope,
+// without the Security header unless keep is set. Both are verified bytes:
+// the document passed the gate after decryption and the engine checked its
+// structure (DESIGN.md §5.4).
+func (r *Result) Forward(keep bool) []byte {
+	if keep || r.Security[0] < 0 {
+		return r.Document
+	}
+	out := make([]byte, 0, len(r.Document)-(r.Security[1]-r.Security[0]))
+	out = append(out, r.Document[:r.Security[0]]...)
+	return append(out, r.Document[r.Security[1]:]...)
+}
