@@ -3,6 +3,7 @@ package dom
 import (
 	"bytes"
 	"crypto/sha1"
+	"time"
 
 	"github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/soap"
@@ -12,6 +13,19 @@ import (
 // encryptedKey unwraps an xenc:EncryptedKey for one of the policy's
 // decryption keys and decrypts the EncryptedData its ReferenceList names.
 func (m *message) encryptedKey(ek int) error {
+	key, alg, uris, err := m.unwrapKey(ek, 0)
+	if err != nil {
+		return err
+	}
+	return m.decryptAll(uris, key, alg)
+}
+
+// unwrapKey unwraps an xenc:EncryptedKey for one of the policy's decryption
+// keys, records the key for later references, and returns it with its key
+// transport algorithm and the DataReference URIs of its ReferenceList.
+// keyLen is the key size the data needs; 0 takes it from the first
+// DataReference.
+func (m *message) unwrapKey(ek, keyLen int) (key []byte, alg string, uris []string, err error) {
 	var method, ki, cd, rl = -1, -1, -1, -1
 	for _, c := range m.children(ek) {
 		switch {
@@ -24,32 +38,35 @@ func (m *message) encryptedKey(ek int) error {
 		case m.is(c, nsXEnc, "ReferenceList") && cd >= 0 && rl < 0:
 			rl = c
 		default:
-			return wss.Failf(wss.ReasonStructure, "unexpected %s in EncryptedKey", m.name(c))
+			return nil, "", nil, wss.Failf(wss.ReasonStructure, "unexpected %s in EncryptedKey", m.name(c))
 		}
 	}
 	if method < 0 || cd < 0 {
-		return wss.Failf(wss.ReasonStructure, "EncryptedKey without EncryptionMethod or CipherData")
+		return nil, "", nil, wss.Failf(wss.ReasonStructure, "EncryptedKey without EncryptionMethod or CipherData")
 	}
 	alg, oaepDigest, mgf, err := m.keyTransport(method)
 	if err != nil {
-		return err
+		return nil, "", nil, err
 	}
 	kp, err := m.recipient(ki)
 	if err != nil {
-		return err
+		return nil, "", nil, err
 	}
 	cv, err := m.cipherValue(cd)
 	if err != nil {
-		return err
+		return nil, "", nil, err
 	}
-	uris := m.dataReferences(rl)
+	uris = m.dataReferences(rl)
 	dec, ok := kp.Decrypter()
 	if !ok {
-		return wss.Failf(wss.ReasonToken, "decryption key cannot decrypt")
+		return nil, "", nil, wss.Failf(wss.ReasonToken, "decryption key cannot decrypt")
 	}
-	key, err := crypto.DecryptKey(alg, oaepDigest, mgf, dec, cv, m.keyLen(uris))
+	if keyLen == 0 {
+		keyLen = m.keyLen(uris)
+	}
+	key, err = crypto.DecryptKey(alg, oaepDigest, mgf, dec, cv, keyLen)
 	if err != nil {
-		return wss.Wrap(wss.ReasonDecrypt, err, "EncryptedKey")
+		return nil, "", nil, wss.Wrap(wss.ReasonDecrypt, err, "EncryptedKey")
 	}
 	if id, ok := m.attr(ek, "", "Id"); ok {
 		m.keys["#"+id] = key
@@ -58,7 +75,7 @@ func (m *message) encryptedKey(ek int) error {
 	// Message Security 1.1 §7.3).
 	sum := sha1.Sum(cv)
 	m.keys["sha1:"+string(sum[:])] = key
-	return m.decryptAll(uris, key, alg)
+	return key, alg, uris, nil
 }
 
 // keyTransport checks an EncryptedKey's EncryptionMethod. The OAEP
@@ -247,7 +264,9 @@ func (m *message) decryptData(ed int, key []byte, kt string) error {
 	if err != nil {
 		return err
 	}
+	start := time.Now()
 	pt, err := crypto.DecryptData(alg, key, cv)
+	m.res.DecryptTime += time.Since(start)
 	if err != nil {
 		return wss.Wrap(wss.ReasonDecrypt, err, "EncryptedData")
 	}
@@ -258,16 +277,18 @@ func (m *message) decryptData(ed int, key []byte, kt string) error {
 // wsse11:EncryptedHeader around it) and gates the message again.
 func (m *message) splicePlaintext(ed int, content bool, pt []byte, d wss.Decryption) error {
 	region, parent := ed, m.doc.Elements[ed].Parent
-	if m.is(parent, nsWSSE11, "EncryptedHeader") {
+	if parent >= 0 && m.is(parent, nsWSSE11, "EncryptedHeader") {
 		if content {
 			return wss.Failf(wss.ReasonStructure, "EncryptedHeader with Content encryption")
 		}
 		region, parent = parent, m.doc.Elements[parent].Parent
 	}
-	if content && (parent == m.header || parent == m.secIdx) {
-		return wss.Failf(wss.ReasonStructure, "Content encryption of a header")
+	if content && (parent < 0 || parent == m.header || parent == m.secIdx) {
+		// parent < 0: the EncryptedData is the document element of a
+		// plain document (DecryptDocument) and has no content to replace.
+		return wss.Failf(wss.ReasonStructure, "Content encryption of a header or of no element")
 	}
-	d.Header = parent == m.header
+	d.Header = parent >= 0 && parent == m.header
 	d.Content = content
 	a, b := m.doc.Elements[region].Start, m.doc.Elements[region].End
 	if content {

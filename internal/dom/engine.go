@@ -65,10 +65,15 @@ type message struct {
 	// signatures and decryptions processed, to account for every
 	// ds:Signature and xenc:EncryptedData of the message.
 	signatures int
+	// plain is set for a plain XML document (VerifyDocument,
+	// DecryptDocument): no SOAP structure is located.
+	plain bool
 }
 
 // load gates data and builds the tree and indexes.
 func (m *message) load(data []byte) error {
+	start := time.Now()
+	defer func() { m.res.GateTime += time.Since(start) }()
 	if err := m.engine.scanner.Scan(data, &m.doc); err != nil {
 		return wss.Wrap(wss.ReasonMalformed, err, "gate")
 	}
@@ -78,6 +83,9 @@ func (m *message) load(data []byte) error {
 	}
 	if err := m.indexIDs(); err != nil {
 		return err
+	}
+	if m.plain {
+		return nil
 	}
 	return m.locate()
 }

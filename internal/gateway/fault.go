@@ -43,6 +43,7 @@ type failure struct {
 	code    soap.Code
 	reason  string
 	outcome metrics.Outcome
+	subcode *soap.QName
 }
 
 // classify maps every error the gateway answers itself to its failure. It is
@@ -55,29 +56,36 @@ func classify(err error) failure {
 		body     *clientBodyError
 		gone     *clientGoneError
 		backend  *backendError
+		sec      *securityError
 	)
 	switch {
+	case errors.As(err, &sec):
+		// One fault for every security failure (DESIGN.md §5.6): the
+		// reason is logged and counted, never sent, unless the policy
+		// enables detailed faults for debugging with a partner.
+		code, reason := sec.fault()
+		return failure{http.StatusInternalServerError, soap.Sender, reason, metrics.SecurityRejected, wsseCode(code)}
 	case errors.Is(err, errMethod):
-		return failure{http.StatusMethodNotAllowed, soap.Sender, "Method not allowed: SOAP requests use POST", metrics.MethodNotAllowed}
+		return failure{http.StatusMethodNotAllowed, soap.Sender, "Method not allowed: SOAP requests use POST", metrics.MethodNotAllowed, nil}
 	case errors.Is(err, errContentType):
 		return failure{http.StatusUnsupportedMediaType, soap.Sender,
-			"Unsupported media type: expected text/xml, application/soap+xml or multipart/related", metrics.UnsupportedMediaType}
+			"Unsupported media type: expected text/xml, application/soap+xml or multipart/related", metrics.UnsupportedMediaType, nil}
 	case errors.Is(err, errNoRoute):
-		return failure{http.StatusNotFound, soap.Sender, "No service at this path", metrics.Unrouted}
+		return failure{http.StatusNotFound, soap.Sender, "No service at this path", metrics.Unrouted, nil}
 	case errors.As(err, &tooLarge):
-		return failure{http.StatusRequestEntityTooLarge, soap.Sender, "Request body too large", metrics.TooLarge}
+		return failure{http.StatusRequestEntityTooLarge, soap.Sender, "Request body too large", metrics.TooLarge, nil}
 	case errors.As(err, &gone):
-		return failure{499, soap.Sender, "Client closed the request", metrics.ClientCanceled}
+		return failure{499, soap.Sender, "Client closed the request", metrics.ClientCanceled, nil}
 	case errors.As(err, &body) && isTimeout(body.err):
-		return failure{http.StatusRequestTimeout, soap.Sender, "Request body not received in time", metrics.ClientTimeout}
+		return failure{http.StatusRequestTimeout, soap.Sender, "Request body not received in time", metrics.ClientTimeout, nil}
 	case errors.As(err, &body):
-		return failure{http.StatusBadRequest, soap.Sender, "Request body could not be read", metrics.BadRequest}
+		return failure{http.StatusBadRequest, soap.Sender, "Request body could not be read", metrics.BadRequest, nil}
 	case errors.As(err, &backend) && isTimeout(backend.err) && !isDial(backend.err):
-		return failure{http.StatusGatewayTimeout, soap.Receiver, "Backend service timed out", metrics.BackendTimeout}
+		return failure{http.StatusGatewayTimeout, soap.Receiver, "Backend service timed out", metrics.BackendTimeout, nil}
 	case errors.As(err, &backend):
-		return failure{http.StatusBadGateway, soap.Receiver, "Backend service unavailable", metrics.BackendUnavailable}
+		return failure{http.StatusBadGateway, soap.Receiver, "Backend service unavailable", metrics.BackendUnavailable, nil}
 	}
-	return failure{http.StatusInternalServerError, soap.Receiver, "Internal gateway error", metrics.InternalError}
+	return failure{http.StatusInternalServerError, soap.Receiver, "Internal gateway error", metrics.InternalError, nil}
 }
 
 func isTimeout(err error) bool {
@@ -114,7 +122,7 @@ func (e *exchange) fail(err error) {
 		// The rest of the body was not read; the connection cannot be reused.
 		h.Set("Connection", "close")
 	}
-	fault := soap.Fault{Code: f.code, Reason: f.reason, CorrelationID: e.id}
+	fault := soap.Fault{Code: f.code, Subcode: f.subcode, Reason: f.reason, CorrelationID: e.id}
 	b := fault.Append(nil, e.version)
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	e.WriteHeader(f.status)

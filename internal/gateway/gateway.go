@@ -1,7 +1,9 @@
 package gateway
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -18,15 +20,24 @@ type Gateway struct {
 	unrouted *metrics.RouteMetrics
 	metrics  *metrics.Metrics
 	log      *slog.Logger
+	policies *policies
 }
 
 // New builds the gateway for a validated configuration.
 func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, error) {
 	pool := newBufferPool()
+	ps, err := newPolicies(cfg, m, log)
+	if err != nil {
+		return nil, err
+	}
 	routes := make([]*route, 0, len(cfg.Routes))
 	for _, rc := range cfg.Routes {
 		r, err := newRoute(rc, m, pool)
+		if err == nil && rc.Policy != config.PolicyNone {
+			r.security, err = newSecurity(rc, ps.byName[rc.Policy], ps.metrics[rc.Policy], cfg.XML)
+		}
 		if err != nil {
+			ps.close()
 			return nil, err
 		}
 		routes = append(routes, r)
@@ -36,8 +47,12 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 		unrouted: m.Route(metrics.NoRoute),
 		metrics:  m,
 		log:      log,
+		policies: ps,
 	}, nil
 }
+
+// Close stops reloading key material and closes the replay store.
+func (g *Gateway) Close() { g.policies.close() }
 
 // ServeHTTP handles one SOAP request.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -53,7 +68,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		e.fail(err)
 		return
 	}
-	g.forward(w, r, e)
+	g.forward(w, r, e, kind)
 }
 
 // admit applies the checks that need no body: route, method, content type,
@@ -73,13 +88,25 @@ func admit(r *http.Request, rt *route, kind soap.Kind) error {
 }
 
 // forward streams the request to the route's backend and the response back.
-func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange) {
+func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange, kind soap.Kind) {
 	rt := e.route
 	// The read deadline is per route, so it is set here rather than as the
 	// server's ReadTimeout; the server resets it for the next request.
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(rt.readTimeout))
 	e.body = &countingBody{rc: http.MaxBytesReader(w, r.Body, rt.maxBodyBytes)}
 	r.Body = e.body
+	if rt.security != nil {
+		// A secured request is read whole and verified before a byte of
+		// it reaches the backend (DESIGN.md §5.4).
+		out, err := rt.security.secure(r.Context(), r, e.body, rt.metrics, kind)
+		if err != nil {
+			e.fail(err)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(out))
+		r.ContentLength = int64(len(out))
+		r.Header.Del("Transfer-Encoding")
+	}
 	r.Header.Set(HeaderRequestID, e.id)
 	e.backendAt = time.Now()
 	rt.proxy.ServeHTTP(e, r)

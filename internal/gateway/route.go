@@ -18,6 +18,7 @@ type route struct {
 	readTimeout  time.Duration
 	proxy        *httputil.ReverseProxy
 	metrics      *metrics.RouteMetrics
+	security     *security // nil for policy none
 }
 
 // routeTable finds the route for a path by longest prefix on segment

@@ -61,6 +61,7 @@ func (s *Server) setReady(v bool) {
 // shutdown.drainTimeout to finish. It returns nil after a drain, timed out
 // or not, and an error only if serving could not start or failed.
 func (s *Server) Run(ctx context.Context) error {
+	defer s.gateway.Close()
 	dataLn, adminLn, err := s.listen()
 	if err != nil {
 		return err

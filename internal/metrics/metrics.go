@@ -25,6 +25,7 @@ type Metrics struct {
 	sent      *prometheus.CounterVec
 	inFlight  prometheus.Gauge
 	readiness prometheus.Gauge
+	sec       *security
 }
 
 // New builds a private registry with the gateway's metrics and the Go and
@@ -70,6 +71,8 @@ func New(build BuildInfo) *Metrics {
 		ConstLabels: prometheus.Labels{"version": build.Version, "revision": build.Revision, "goversion": runtime.Version()},
 	})
 	info.Set(1)
+	m.sec = newSecurity()
+	reg.MustRegister(m.sec.collectors()...)
 	reg.MustRegister(m.requests, m.duration, m.backend, m.received, m.sent, m.inFlight, m.readiness, info,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -103,6 +106,7 @@ type RouteMetrics struct {
 	backend  prometheus.Observer
 	received prometheus.Counter
 	sent     prometheus.Counter
+	stages   map[string]prometheus.Observer
 }
 
 // Route returns the handles for a route, creating every outcome series at
@@ -113,6 +117,10 @@ func (m *Metrics) Route(name string) *RouteMetrics {
 		backend:  m.backend.WithLabelValues(name),
 		received: m.received.WithLabelValues(name),
 		sent:     m.sent.WithLabelValues(name),
+		stages:   map[string]prometheus.Observer{},
+	}
+	for _, st := range []string{StageGate, StageVerify, StageDecrypt, StagePolicy} {
+		rm.stages[st] = m.sec.stages.WithLabelValues(name, st)
 	}
 	for o := range rm.outcomes {
 		rm.outcomes[o] = m.requests.WithLabelValues(name, Outcome(o).String())

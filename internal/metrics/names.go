@@ -15,12 +15,28 @@ const (
 	NameReceivedBytes   = Namespace + "_received_bytes_total"
 	NameSentBytes       = Namespace + "_sent_bytes_total"
 	NameReady           = Namespace + "_ready"
+	NameStageDuration   = Namespace + "_stage_duration_seconds"
+	NameSecurityFailure = Namespace + "_security_failures_total"
+	NameAlgorithmUses   = Namespace + "_security_algorithm_uses_total"
 )
 
 // Label names.
 const (
 	LabelRoute   = "route"
 	LabelOutcome = "outcome"
+	LabelStage   = "stage"
+	LabelPolicy  = "policy"
+	LabelReason  = "reason"
+	LabelKind    = "kind"
+	LabelAlg     = "algorithm"
+)
+
+// Stages of the security pipeline, the values of the stage label.
+const (
+	StageGate    = "gate"    // strict XML gate (and re-gating after decryption)
+	StageVerify  = "verify"  // engine work other than gate and decryption
+	StageDecrypt = "decrypt" // key transport and data decryption
+	StagePolicy  = "policy"  // policy check and replay store
 )
 
 // NoRoute is the route label of requests that matched no route.

@@ -20,6 +20,7 @@ const (
 	BackendTimeout                      // no backend response within timeouts.backend: 504
 	BackendAborted                      // backend cut its response short: connection closed
 	InternalError                       // a gateway bug: 500
+	SecurityRejected                    // WS-Security verification or policy failed: uniform fault
 	numOutcomes
 )
 
@@ -37,6 +38,7 @@ var outcomeNames = [numOutcomes]string{
 	BackendTimeout:       "backend_timeout",
 	BackendAborted:       "backend_aborted",
 	InternalError:        "internal_error",
+	SecurityRejected:     "security_rejected",
 }
 
 // String is the outcome's label value.

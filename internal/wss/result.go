@@ -38,6 +38,10 @@ type Result struct {
 	// Algorithms lists every algorithm URI the message used, for the
 	// per-policy usage counters.
 	Algorithms []AlgorithmUse
+	// GateTime and DecryptTime are the time the engine spent gating
+	// (including re-gating after decryption) and decrypting, for the stage
+	// histograms.
+	GateTime, DecryptTime time.Duration
 }
 
 // Part is an element of the document: its expanded name and start offset.

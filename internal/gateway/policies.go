@@ -1,0 +1,103 @@
+package gateway
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/wssgw/wssgw/internal/config"
+	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/replay"
+	"github.com/wssgw/wssgw/internal/wss"
+)
+
+// policies are the compiled security policies with the replay store they
+// share and the context that keeps their key material fresh.
+type policies struct {
+	byName  map[string]*wss.Policy
+	metrics map[string]*metrics.PolicyMetrics
+	store   replay.Store
+	stop    context.CancelFunc
+}
+
+// newPolicies compiles the policies that routes use and starts reloading
+// their certificates and keys (Kubernetes Secret rotation).
+func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*policies, error) {
+	ps := &policies{byName: map[string]*wss.Policy{}, metrics: map[string]*metrics.PolicyMetrics{}}
+	used := map[string]bool{}
+	for _, r := range cfg.Routes {
+		if r.Policy != config.PolicyNone {
+			used[r.Policy] = true
+		}
+	}
+	if len(used) == 0 {
+		return ps, nil
+	}
+	store, err := newReplayStore(cfg.Replay)
+	if err != nil {
+		return nil, err
+	}
+	ps.store = store
+	ctx, cancel := context.WithCancel(context.Background())
+	ps.stop = cancel
+	reasons := []string{"unknown"}
+	for _, r := range wss.Reasons() {
+		reasons = append(reasons, r.String())
+	}
+	ro := crypto.ReloadOptions{Logger: log}
+	for name := range used {
+		p, err := wss.Compile(name, cfg.Policies[name], store, ro)
+		if err != nil {
+			ps.close()
+			return nil, fmt.Errorf("gateway: %w", err)
+		}
+		p.Run(ctx)
+		ps.byName[name] = p
+		ps.metrics[name] = m.Policy(name, reasons)
+	}
+	return ps, nil
+}
+
+func (ps *policies) close() {
+	if ps.stop != nil {
+		ps.stop()
+	}
+	if ps.store != nil {
+		_ = ps.store.Close()
+	}
+}
+
+// newReplayStore opens the configured replay store. Redis is not dialed
+// here: an unreachable Redis rejects secured requests (fail closed) but
+// does not keep the gateway from starting and serving other routes.
+func newReplayStore(rc config.Replay) (replay.Store, error) {
+	if rc.Store != "redis" {
+		return replay.NewMemory(replay.MemoryOptions{MaxEntries: rc.MaxEntries}), nil
+	}
+	o := replay.RedisOptions{
+		Addr: rc.Redis.Addr, Username: rc.Redis.Username, DB: rc.Redis.DB,
+		KeyPrefix: rc.Redis.KeyPrefix, OpTimeout: rc.Redis.Timeout,
+	}
+	if f := rc.Redis.PasswordFile; f != "" {
+		pw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("gateway: replay.redis.passwordFile: %w", err)
+		}
+		o.Password = strings.TrimRight(string(pw), "\r\n")
+	}
+	if rc.Redis.TLS {
+		o.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
+		if rc.Redis.CAFile != "" {
+			pool, err := loadCAPool(rc.Redis.CAFile)
+			if err != nil {
+				return nil, err
+			}
+			o.TLS.RootCAs = pool
+		}
+	}
+	return replay.NewRedis(o)
+}

@@ -1,0 +1,184 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/wssgw/wssgw/internal/c14n"
+	"github.com/wssgw/wssgw/internal/config"
+	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/dom"
+	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/wss"
+	"github.com/wssgw/wssgw/internal/xmlscan"
+)
+
+// security is a route's WS-Security stage: it verifies and decrypts the
+// request and turns it into the plaintext the backend gets.
+type security struct {
+	policy   *wss.Policy
+	engine   *dom.Engine
+	metrics  *metrics.PolicyMetrics
+	identity config.IdentityHeaders
+	now      func() time.Time
+}
+
+// securityError is a rejected request: one uniform fault for all of them
+// unless the policy asks for detailed WS-Security fault codes.
+type securityError struct {
+	err      *wss.Error
+	detailed bool
+}
+
+func (e *securityError) Error() string { return e.err.Error() }
+func (e *securityError) Unwrap() error { return e.err }
+
+// fault returns the WSS 1.1 §12 fault code and its reason text.
+func (e *securityError) fault() (string, string) {
+	code := "InvalidSecurity"
+	if e.detailed {
+		code = e.err.Reason.FaultCode()
+	}
+	return code, wssFaultStrings[code]
+}
+
+// wssFaultStrings are the fault strings of WSS 1.1 §12, table 12-1/12-2.
+var wssFaultStrings = map[string]string{
+	"InvalidSecurity":      "An error was discovered processing the <wsse:Security> header",
+	"UnsupportedAlgorithm": "An unsupported signature or encryption algorithm was used",
+	"InvalidSecurityToken": "An invalid security token was provided",
+	"FailedAuthentication": "The security token could not be authenticated or authorized",
+	"FailedCheck":          "The signature or decryption was invalid",
+	"MessageExpired":       "The message has expired",
+}
+
+// wsseCode is the subcode QName of a WS-Security fault.
+func wsseCode(local string) *soap.QName {
+	return &soap.QName{Prefix: "wsse", Local: local, Space: xmlscan.NamespaceWSSE}
+}
+
+// secure reads the whole body, verifies it and returns the bytes to forward
+// with the identity headers to set.
+func (s *security) secure(ctx context.Context, r *http.Request, body io.Reader, rm *metrics.RouteMetrics, kind soap.Kind) ([]byte, error) {
+	data, err := io.ReadAll(body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, err
+		}
+		return nil, &clientBodyError{err}
+	}
+	s.stripIdentity(r.Header)
+	if kind != soap.Envelope {
+		return nil, s.reject(wss.Failf(wss.ReasonMalformed, "MTOM on a secured route is not supported yet"))
+	}
+	if len(s.policy.Config.Require) == 0 && !bytes.Contains(data, []byte(xmlscan.NamespaceWSSE)) {
+		// Seed 004: a policy that requires nothing forwards messages that
+		// carry no security without parsing them.
+		return data, nil
+	}
+	start := time.Now()
+	now := s.now()
+	res, err := s.engine.Process(data, s.policy, now)
+	if err != nil {
+		return nil, s.reject(err)
+	}
+	engineTime := time.Since(start)
+	rm.Stage(metrics.StageGate, res.GateTime)
+	rm.Stage(metrics.StageDecrypt, res.DecryptTime)
+	rm.Stage(metrics.StageVerify, engineTime-res.GateTime-res.DecryptTime)
+	s.count(res)
+	start = time.Now()
+	err = s.policy.Check(ctx, res, now)
+	rm.Stage(metrics.StagePolicy, time.Since(start))
+	if err != nil {
+		return nil, s.reject(err)
+	}
+	s.setIdentity(r.Header, res)
+	return res.Forward(s.policy.Config.KeepSecurityHeader), nil
+}
+
+func (s *security) reject(err error) error {
+	var we *wss.Error
+	if !errors.As(err, &we) {
+		we = wss.Wrap(wss.ReasonMalformed, err, "engine")
+	}
+	s.metrics.Failure(we.Reason.String())
+	return &securityError{err: we, detailed: s.policy.Config.DetailedFaults}
+}
+
+// stripIdentity removes client-sent copies of the identity headers: only
+// wssgw may assert who signed.
+func (s *security) stripIdentity(h http.Header) {
+	for _, name := range []string{s.identity.Subject, s.identity.Thumbprint, s.identity.Username} {
+		if name != "" {
+			h.Del(name)
+		}
+	}
+}
+
+func (s *security) setIdentity(h http.Header, res *wss.Result) {
+	if id := res.Signer(); id != nil {
+		setIf(h, s.identity.Subject, id.Subject)
+		setIf(h, s.identity.Thumbprint, id.SHA256)
+	}
+	if res.Username != nil {
+		setIf(h, s.identity.Username, res.Username.Username)
+	}
+}
+
+func setIf(h http.Header, name, value string) {
+	if name != "" && value != "" {
+		h.Set(name, value)
+	}
+}
+
+// count records the algorithms the partner used, as closed-set labels.
+func (s *security) count(res *wss.Result) {
+	for _, u := range res.Algorithms {
+		s.metrics.Use(u.Kind, algorithmLabel(u.Kind, u.Value))
+	}
+}
+
+func algorithmLabel(kind, value string) string {
+	switch kind {
+	case wss.UseKeyReference:
+		return value // wss.KeyRef*: a closed set
+	case wss.UseKeySize:
+		switch value {
+		case "128", "192", "256", "384", "521", "1024", "2048", "3072", "4096", "8192":
+			return value
+		}
+		return "other"
+	case wss.UseC14N:
+		if l, ok := c14nLabels[value]; ok {
+			return l
+		}
+		return "other"
+	}
+	return crypto.AlgorithmLabel(value)
+}
+
+var c14nLabels = map[string]string{
+	c14n.AlgExcC14N: "exc-c14n", c14n.AlgExcC14NWithComments: "exc-c14n-with-comments",
+	c14n.AlgC14N10: "c14n", c14n.AlgC14N10WithComments: "c14n-with-comments",
+	c14n.AlgC14N11: "c14n11", c14n.AlgC14N11WithComments: "c14n11-with-comments",
+	"http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#STR-Transform": "str-transform",
+}
+
+// newSecurity builds the security stage of a route whose policy is not none.
+func newSecurity(rc config.Route, p *wss.Policy, pm *metrics.PolicyMetrics, limits config.XMLLimits) (*security, error) {
+	sc := xmlscan.DefaultConfig()
+	sc.Limits = limits.Limits(rc.MaxBodyBytes)
+	e, err := dom.New(sc)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: route %s: %w", rc.Name, err)
+	}
+	return &security{policy: p, engine: e, metrics: pm, identity: rc.IdentityHeaders, now: time.Now}, nil
+}

@@ -1,0 +1,79 @@
+package metrics
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// security holds the WS-Security metrics.
+type security struct {
+	stages     *prometheus.HistogramVec
+	failures   *prometheus.CounterVec
+	algorithms *prometheus.CounterVec
+}
+
+func newSecurity() *security {
+	return &security{
+		stages: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    NameStageDuration,
+			Help:    "Time spent in each stage of the security pipeline, by route and stage.",
+			Buckets: LatencyBuckets,
+		}, []string{LabelRoute, LabelStage}),
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameSecurityFailure,
+			Help: "Requests rejected by WS-Security processing, by policy and reason (a closed set).",
+		}, []string{LabelPolicy, LabelReason}),
+		algorithms: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameAlgorithmUses,
+			Help: "Algorithms, key reference kinds and key sizes partners use, by policy: who still sends SHA-1 or CBC.",
+		}, []string{LabelPolicy, LabelKind, LabelAlg}),
+	}
+}
+
+func (s *security) collectors() []prometheus.Collector {
+	return []prometheus.Collector{s.stages, s.failures, s.algorithms}
+}
+
+// PolicyMetrics are one policy's security counters.
+type PolicyMetrics struct {
+	name       string
+	failures   map[string]prometheus.Counter
+	algorithms *prometheus.CounterVec
+}
+
+// Policy returns the handles of a policy, with a failure series per reason
+// created at zero so that rate() works before the first failure.
+func (m *Metrics) Policy(name string, reasons []string) *PolicyMetrics {
+	pm := &PolicyMetrics{name: name, failures: map[string]prometheus.Counter{}, algorithms: m.sec.algorithms}
+	for _, r := range reasons {
+		pm.failures[r] = m.sec.failures.WithLabelValues(name, r)
+	}
+	return pm
+}
+
+// Failure counts a rejected request. reason must be one of the reasons the
+// handles were created with; others count as "unknown".
+func (pm *PolicyMetrics) Failure(reason string) {
+	c, ok := pm.failures[reason]
+	if !ok {
+		c = pm.failures["unknown"]
+	}
+	if c != nil {
+		c.Inc()
+	}
+}
+
+// Use counts one use of an algorithm (kind is signature, digest, c14n,
+// key_transport, data, key_reference or key_size). Callers map values to a
+// closed set of labels.
+func (pm *PolicyMetrics) Use(kind, label string) {
+	pm.algorithms.WithLabelValues(pm.name, kind, label).Inc()
+}
+
+// Stage records the time a request spent in a pipeline stage.
+func (rm *RouteMetrics) Stage(stage string, d time.Duration) {
+	if o, ok := rm.stages[stage]; ok {
+		o.Observe(d.Seconds())
+	}
+}
