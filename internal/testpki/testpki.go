@@ -8,9 +8,12 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha1"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/asn1"
 	"encoding/pem"
 	"math/big"
 	"net"
@@ -85,17 +88,46 @@ func (ca *CA) Pool() *x509.CertPool {
 // localhost and name) and client, and writes it to dir.
 func (ca *CA) Issue(t testing.TB, dir, name string) *Leaf {
 	t.Helper()
-	key := newKey(t)
+	return ca.issue(t, dir, name, newKey(t))
+}
+
+// IssueRSA is Issue with an RSA-2048 key that may also encrypt (key
+// transport for XML Encryption needs RSA).
+func (ca *CA) IssueRSA(t testing.TB, dir, name string) *Leaf {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ca.issue(t, dir, name, key)
+}
+
+func (ca *CA) issue(t testing.TB, dir, name string, key crypto.Signer) *Leaf {
 	ca.serial++
+	spki, err := x509.MarshalPKIXPublicKey(key.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info struct {
+		Algorithm pkix.AlgorithmIdentifier
+		PublicKey asn1.BitString
+	}
+	if _, err := asn1.Unmarshal(spki, &info); err != nil {
+		t.Fatal(err)
+	}
+	// RFC 5280 §4.2.1.2 method 1, so that peers can reference the
+	// certificate by SubjectKeyIdentifier.
+	ski := sha1.Sum(info.PublicKey.Bytes)
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(ca.serial),
 		Subject:      pkix.Name{CommonName: name},
 		NotBefore:    time.Now().Add(-time.Hour),
 		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
 		DNSNames:     []string{name, "localhost"},
 		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		SubjectKeyId: ski[:],
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, key.Public(), ca.Key)
 	if err != nil {
