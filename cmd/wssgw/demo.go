@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -34,8 +36,22 @@ func newDemoCmd() *cobra.Command {
 				return err
 			}
 			defer stop()
+			dir, err := os.MkdirTemp("", "wssgw-demo-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
 			return run(cmd.Context(), cfg, func(data, admin net.Addr) {
 				printDemoHelp(cmd, cfg, data, admin)
+				scheme := "http"
+				if cfg.TLS.Enabled() {
+					return // the walkthrough's client has no CA for the data listener
+				}
+				go func() {
+					if err := demoWalkthrough(cmd.OutOrStdout(), cfg, filepath.Dir(file), scheme+"://"+data.String(), dir); err != nil {
+						fmt.Fprintln(cmd.ErrOrStderr(), "demo walkthrough:", err)
+					}
+				}()
 			})
 		},
 	}
@@ -92,6 +108,9 @@ func printDemoHelp(cmd *cobra.Command, cfg *config.Config, data, admin net.Addr)
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprintf(out, "\nwssgw demo: SOAP on %s://%s, metrics on http://%s/metrics (Ctrl-C stops)\n", scheme, data, admin)
+	if cfg.Routes[0].Policy != config.PolicyNone {
+		fmt.Fprintf(out, "Route %s requires policy %q: the plain requests below get the uniform WS-Security fault.\n", cfg.Routes[0].Name, cfg.Routes[0].Policy)
+	}
 	fmt.Fprintf(out, "Send a SOAP 1.1 request through the gateway:\n\n")
 	fmt.Fprintf(out, "  curl -sS -H 'Content-Type: text/xml; charset=utf-8' -H 'SOAPAction: \"%s/PlaceOrder\"' \\\n", demo.NS)
 	fmt.Fprintf(out, "    --data-binary @examples/orders-soap11.xml %s://%s%s\n\n", scheme, data, cfg.Routes[0].Path)

@@ -90,3 +90,24 @@ func TestDataListenerTLSWithClientCertificates(t *testing.T) {
 	}
 	assert.Equal(t, 1, backend.count())
 }
+
+// TestDemoSecuredWalkthrough: make run's configuration shows a signed and
+// encrypted request accepted and a tampered one rejected.
+func TestDemoSecuredWalkthrough(t *testing.T) {
+	cmd := exec.Command(binary, "demo", "--config", "config.example.yaml", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0")
+	cmd.Dir = "../.."
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := map[string]string{}
+	sc := bufio.NewScanner(stdout)
+	for len(lines) < 2 && sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) >= 4 && f[1] == "->" {
+			lines[f[0]] = strings.Join(f[2:], " ")
+		}
+	}
+	require.Len(t, lines, 2, "demo printed no walkthrough")
+	assert.Contains(t, lines["secured.xml"], "HTTP 200 accepted")
+	assert.Contains(t, lines["tampered.xml"], "HTTP 500 fault: An error was discovered processing the")
+}
