@@ -1,0 +1,182 @@
+package wss
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/base64"
+	"encoding/xml"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/config"
+	"github.com/wssgw/wssgw/internal/crypto"
+)
+
+type fakeStore struct {
+	seen map[string]bool
+	err  error
+}
+
+// Seen is an in-test replay store; the real ones are in internal/replay.
+func (s *fakeStore) Seen(_ context.Context, key []byte, _ time.Time) (bool, error) {
+	if s.err != nil {
+		return true, s.err
+	}
+	k := string(key)
+	was := s.seen[k]
+	s.seen[k] = true
+	return was, nil
+}
+
+var wsaTo = xml.Name{Space: "http://www.w3.org/2005/08/addressing", Local: "To"}
+
+// signed is a Result with a trusted signature over Body (at 100),
+// Timestamp (at 50) and a wsa:To header (at 30).
+func signed() *Result {
+	return &Result{
+		Body: 100, Token: -1,
+		Timestamp: &Timestamp{Start: 50, Created: time.Unix(1000, 0)},
+		Headers:   []Part{{Name: wsaTo, Start: 30}},
+		Signatures: []Signature{{
+			Signer:  &crypto.Identity{Subject: "CN=partner", SHA256: "ab"},
+			Covered: []int{100, 50, 30},
+		}},
+	}
+}
+
+func TestCheck(t *testing.T) {
+	now := time.Unix(1001, 0)
+	tests := map[string]struct {
+		policy func(*config.Policy)
+		result func(*Result)
+		want   Reason
+	}{
+		"ok/signed":               {},
+		"ok/header-signed":        {policy: func(p *config.Policy) { p.SignedParts = []string{"Body", "{" + wsaTo.Space + "}To"} }},
+		"ok/header-absent":        {policy: func(p *config.Policy) { p.SignedParts = []string{"{urn:x}Absent"} }},
+		"fail/no-signature":       {result: func(r *Result) { r.Signatures = nil }, want: ReasonMissing},
+		"fail/no-timestamp":       {result: func(r *Result) { r.Timestamp = nil }, want: ReasonMissing},
+		"fail/hmac-only":          {result: func(r *Result) { r.Signatures[0].Signer = nil }, want: ReasonPolicy},
+		"fail/body-not-covered":   {result: func(r *Result) { r.Signatures[0].Covered = []int{50, 30} }, want: ReasonPolicy},
+		"fail/wrapped-body":       {result: func(r *Result) { r.Body = 200 }, want: ReasonPolicy},
+		"fail/timestamp-unsigned": {result: func(r *Result) { r.Signatures[0].Covered = []int{100} }, want: ReasonPolicy},
+		"fail/header-unsigned": {
+			policy: func(p *config.Policy) { p.SignedParts = []string{"Body", "{" + wsaTo.Space + "}To"} },
+			result: func(r *Result) { r.Headers = append(r.Headers, Part{Name: wsaTo, Start: 70}) },
+			want:   ReasonPolicy,
+		},
+		"fail/not-encrypted": {
+			policy: func(p *config.Policy) {
+				p.Require = append(p.Require, config.RequireEncryption)
+			},
+			want: ReasonMissing,
+		},
+		"fail/body-not-encrypted": {
+			policy: func(p *config.Policy) {
+				p.Require = append(p.Require, config.RequireEncryption)
+				p.EncryptedParts = []string{"Body"}
+			},
+			result: func(r *Result) { r.Decrypted = []Decryption{{Start: 30, Header: true}} },
+			want:   ReasonPolicy,
+		},
+		"fail/no-username": {
+			policy: func(p *config.Policy) { p.Require = []string{config.RequireUsernameToken} },
+			want:   ReasonMissing,
+		},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			cp := config.DefaultPolicy()
+			if tc.policy != nil {
+				tc.policy(&cp)
+			}
+			p, err := Compile("p", cp, &fakeStore{seen: map[string]bool{}}, crypto.ReloadOptions{})
+			require.NoError(t, err)
+			r := signed()
+			if tc.result != nil {
+				tc.result(r)
+			}
+			err = p.Check(context.Background(), r, now)
+			if tc.want == 0 {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, tc.want, ReasonOf(err), "%v", err)
+		})
+	}
+}
+
+func TestCheckReplay(t *testing.T) {
+	now := time.Unix(1001, 0)
+	store := &fakeStore{seen: map[string]bool{}}
+	p, err := Compile("p", config.DefaultPolicy(), store, crypto.ReloadOptions{})
+	require.NoError(t, err)
+	require.NoError(t, p.Check(context.Background(), signed(), now))
+	err = p.Check(context.Background(), signed(), now)
+	assert.Equal(t, ReasonReplay, ReasonOf(err), "the same SignedInfo and signer again")
+
+	other := signed()
+	other.Signatures[0].SignedInfoDigest[0] = 1
+	require.NoError(t, p.Check(context.Background(), other, now), "another message")
+
+	store.err = errors.New("connection refused")
+	fresh := signed()
+	fresh.Signatures[0].SignedInfoDigest[0] = 2
+	err = p.Check(context.Background(), fresh, now)
+	assert.Equal(t, ReasonReplayStore, ReasonOf(err), "an unavailable store fails closed")
+
+	off := config.DefaultPolicy()
+	off.Replay = "off"
+	p, err = Compile("p", off, store, crypto.ReloadOptions{})
+	require.NoError(t, err)
+	require.NoError(t, p.Check(context.Background(), signed(), now), "replay off does not consult the store")
+}
+
+func TestCredentials(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "users")
+	require.NoError(t, os.WriteFile(f, []byte("# demo\nalice:pw1\nbob:p:w\n"), 0o600))
+	c, err := LoadCredentials(f)
+	require.NoError(t, err)
+	assert.True(t, c.CheckText("alice", []byte("pw1")))
+	assert.True(t, c.CheckText("bob", []byte("p:w")), "a password may hold colons")
+	assert.False(t, c.CheckText("alice", []byte("pw2")))
+	assert.False(t, c.CheckText("carol", []byte("")))
+
+	nonce, created := []byte("0123456789abcdef"), []byte("2026-11-21T10:00:00Z")
+	h := sha1.Sum(append(append(append([]byte{}, nonce...), created...), "pw1"...))
+	digest := base64.StdEncoding.EncodeToString(h[:])
+	assert.True(t, c.CheckDigest("alice", nonce, created, digest))
+	assert.False(t, c.CheckDigest("alice", nonce, []byte("2026-11-21T10:00:01Z"), digest))
+	assert.False(t, c.CheckDigest("bob", nonce, created, digest))
+	assert.False(t, c.CheckDigest("alice", nonce, created, "!!"))
+
+	require.NoError(t, os.WriteFile(f, []byte("alice:a\nalice:b\n"), 0o600))
+	_, err = LoadCredentials(f)
+	assert.ErrorContains(t, err, "twice")
+}
+
+func TestForward(t *testing.T) {
+	r := &Result{Document: []byte("<E><H><S>x</S><o/></H><B/></E>"), Security: [2]int{6, 14}}
+	assert.Equal(t, "<E><H><o/></H><B/></E>", string(r.Forward(false)))
+	assert.Equal(t, string(r.Document), string(r.Forward(true)))
+	r.Security = [2]int{-1, -1}
+	assert.Equal(t, string(r.Document), string(r.Forward(false)))
+}
+
+func TestReasons(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range Reasons() {
+		assert.NotEqual(t, "unknown", r.String())
+		assert.False(t, seen[r.String()], "labels are unique")
+		seen[r.String()] = true
+	}
+	assert.Equal(t, "InvalidSecurity", ReasonMalformed.FaultCode())
+	assert.Equal(t, "FailedCheck", ReasonDigest.FaultCode())
+}
