@@ -84,6 +84,9 @@ func (m *message) load(data []byte) error {
 	if err := m.indexIDs(); err != nil {
 		return err
 	}
+	if err := m.checkValues(); err != nil {
+		return err
+	}
 	if m.plain {
 		return nil
 	}

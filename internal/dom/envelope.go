@@ -5,6 +5,7 @@ import (
 
 	"github.com/wssgw/wssgw/internal/soap"
 	"github.com/wssgw/wssgw/internal/wss"
+	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
 // locate finds the Envelope, Header, Body and our Security header, and
@@ -82,10 +83,15 @@ func (m *message) ours(h int) bool {
 	return role == m.p.Config.Role
 }
 
-// idAttrs are the attributes honoured as element ids: wsu:Id (WSS 1.1
-// §4), Id and ID (XML Signature, XML Encryption, SAML) and xml:id. Ids are
-// resolved by namespace, never by prefix (security.md A3).
-var idAttrs = []xml.Name{{Space: nsWSU, Local: "Id"}, {Local: "Id"}, {Local: "ID"}, {Space: nsXML, Local: "id"}}
+// isIDAttr reports whether an attribute counts as an element id: Id or ID
+// in any namespace or none (wsu:Id of WSS 1.1 §4; Id and ID of XML
+// Signature, XML Encryption and SAML; ids under other namespaces that some
+// resolver might honour), and xml:id. Ids are compared by value across all of
+// them, so no two resolvers can disagree about which element an id names
+// (security.md A2, A3).
+func isIDAttr(a *xmlscan.Attr) bool {
+	return a.Local == "Id" || a.Local == "ID" || (a.Local == "id" && a.Space == nsXML)
+}
 
 // indexIDs builds the id index over the whole document and rejects any
 // duplicate id value, and any element with two id attributes: an id must
@@ -95,19 +101,50 @@ func (m *message) indexIDs() error {
 	m.ids = make(map[string]int)
 	for i := range m.doc.Elements {
 		found := false
-		for _, n := range idAttrs {
-			v, ok := m.attr(i, n.Space, n.Local)
-			if !ok {
+		r := m.doc.Elements[i].Attrs
+		for j := r.Start; j < r.End; j++ {
+			if !isIDAttr(&m.doc.Attrs[j]) {
 				continue
 			}
 			if found {
 				return wss.Failf(wss.ReasonReference, "%s carries two id attributes", m.name(i))
 			}
 			found = true
+			v := string(m.doc.AttrValue(j, nil))
 			if _, dup := m.ids[v]; dup {
 				return wss.Failf(wss.ReasonReference, "duplicate id")
 			}
 			m.ids[v] = i
+		}
+	}
+	return nil
+}
+
+// valueElements hold a single security value (base64, a name, a number, a
+// time). Their content must be one text run: a child element, comment or
+// CDATA section would be skipped by one processor and not by another
+// (security.md A9; Duo 2018; xml-crypto CVE-2025-29775), so it is refused
+// wherever they occur, also in the Body and in decrypted content.
+var valueElements = map[xml.Name]bool{
+	{Space: nsDS, Local: "SignatureValue"}: true, {Space: nsDS, Local: "DigestValue"}: true,
+	{Space: nsDS, Local: "X509Certificate"}: true, {Space: nsDS, Local: "X509SKI"}: true,
+	{Space: nsDS, Local: "X509IssuerName"}: true, {Space: nsDS, Local: "X509SerialNumber"}: true,
+	{Space: nsDS, Local: "HMACOutputLength"}: true, {Space: nsXEnc, Local: "CipherValue"}: true,
+	{Space: nsWSSE, Local: "BinarySecurityToken"}: true, {Space: nsWSSE, Local: "KeyIdentifier"}: true,
+	{Space: nsWSSE, Local: "Username"}: true, {Space: nsWSSE, Local: "Password"}: true,
+	{Space: nsWSSE, Local: "Nonce"}: true, {Space: nsWSU, Local: "Created"}: true,
+	{Space: nsWSU, Local: "Expires"}: true,
+}
+
+// checkValues enforces valueElements over the whole document.
+func (m *message) checkValues() error {
+	for i := range m.doc.Elements {
+		e := &m.doc.Elements[i]
+		if !valueElements[xml.Name{Space: e.Space, Local: e.Local}] {
+			continue
+		}
+		if e.Flags&(xmlscan.FlagComment|xmlscan.FlagCDATA) != 0 || (i+1 < e.Next) {
+			return wss.Failf(wss.ReasonMalformed, "%s must hold text only", m.name(i))
 		}
 	}
 	return nil

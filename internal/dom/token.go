@@ -38,7 +38,9 @@ func (m *message) keyInfo(ki int) (*tokenRef, error) {
 	switch {
 	case m.is(c, nsWSSE, "SecurityTokenReference"):
 		return m.str(c)
-	case m.is(c, nsDS, "X509Data"):
+	case m.is(c, nsDS, "X509Data") && m.plain:
+		// Plain XML Signature documents (VerifyDocument) carry X509Data
+		// directly; WS-Security requires a SecurityTokenReference (BSP R5417).
 		return m.x509Data(c)
 	}
 	return nil, wss.Failf(wss.ReasonToken, "unsupported %s in KeyInfo", m.name(c))
