@@ -1,0 +1,206 @@
+package dom
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rsa"
+	"crypto/sha1"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The DOM engine against the crypto floor, on WSS4J-made messages
+// (benchdata_test.go). Run:
+//
+//	go test -run '^$' -bench . -benchmem ./internal/dom/
+//
+// BenchmarkDOMvsFloor prints the table; every number in it is measured in
+// the same run, and only the ratios are meant to be compared across runs
+// or machines (DESIGN.md §7). No benchmark asserts a time.
+
+// BenchmarkDOM measures what the gateway's slow path does per message:
+// Engine.Process (gate, tree, signature, decryption) and Policy.Check, at
+// an injected clock, replay off.
+func BenchmarkDOM(b *testing.B) {
+	bs := benchMessages(b)
+	for _, m := range bs.msgs {
+		b.Run(m.name, domBench(bs, m))
+	}
+}
+
+// BenchmarkFloor measures the crypto floor of the same messages: RSA-SHA256
+// verify of the canonical SignedInfo, SHA-256 of the canonical bytes of
+// every referenced element and, when encrypted, the RSA-OAEP unwrap and
+// the AES-GCM decryption of the Body. Every byte string and key is
+// prepared outside the timer: no parsing, base64 or c14n.
+func BenchmarkFloor(b *testing.B) {
+	bs := benchMessages(b)
+	for _, m := range bs.msgs {
+		b.Run(m.name, floorBench(bs, m))
+	}
+}
+
+// BenchmarkDOMvsFloor measures the ratio of the DOM engine to the crypto
+// floor, per message, in one loop: every iteration processes the message
+// once with the engine and once through the floor, timing each, so both
+// see the same machine load (the host is shared and noisy). It reports
+// the engine's ns/op, B/op and allocs/op (allocations counted outside the
+// timed loop), the floor's time as floor-ns/op and their ratio as x-floor,
+// then prints the table to stdout.
+//
+// testing.Benchmark cannot be used here: it takes the lock the running
+// benchmark holds and deadlocks.
+func BenchmarkDOMvsFloor(b *testing.B) {
+	bs := benchMessages(b)
+	type row struct {
+		m                    *benchMsg
+		domNs, flrNs, ratio  float64
+		allocs, bytes, flrAl float64
+	}
+	rows := make([]row, len(bs.msgs))
+	ran := make([]bool, len(bs.msgs))
+	for i, m := range bs.msgs {
+		b.Run(m.name, func(b *testing.B) {
+			ctx := context.Background()
+			dom := func() {
+				res, err := bs.engine.Process(m.data, bs.policy, m.now)
+				if err == nil {
+					err = bs.policy.Check(ctx, res, m.now)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			var plain []byte
+			floor := func() {
+				var err error
+				if plain, err = floorOnce(bs, m, plain[:0]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			r := row{m: m}
+			r.allocs, r.bytes = benchMem(dom)
+			r.flrAl, _ = benchMem(floor)
+			var domT, flrT time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				dom()
+				t1 := time.Now()
+				floor()
+				domT += t1.Sub(t0)
+				flrT += time.Since(t1)
+			}
+			r.domNs = float64(domT.Nanoseconds()) / float64(b.N)
+			r.flrNs = float64(flrT.Nanoseconds()) / float64(b.N)
+			r.ratio = r.domNs / r.flrNs
+			b.ReportMetric(r.domNs, "ns/op")
+			b.ReportMetric(r.allocs, "allocs/op")
+			b.ReportMetric(r.bytes, "B/op")
+			b.ReportMetric(r.flrNs, "floor-ns/op")
+			b.ReportMetric(r.ratio, "x-floor")
+			rows[i], ran[i] = r, true
+		})
+	}
+
+	var t strings.Builder
+	fmt.Fprintf(&t, "DOM engine vs crypto floor (same loop, same run); messages by %s\n", bs.source)
+	fmt.Fprintf(&t, "%-18s %8s %11s %11s %11s %13s %13s %10s\n",
+		"message", "bytes", "DOM µs/msg", "DOM allocs", "DOM B/msg", "floor µs/msg", "floor allocs", "DOM/floor")
+	for i, r := range rows {
+		if !ran[i] {
+			continue
+		}
+		fmt.Fprintf(&t, "%-18s %8d %11.1f %11.0f %11.0f %13.1f %13.0f %9.1fx\n",
+			r.m.name, len(r.m.data), r.domNs/1e3, r.allocs, r.bytes, r.flrNs/1e3, r.flrAl, r.ratio)
+	}
+	// Printed, not logged: a parent benchmark's log shows only with -v.
+	fmt.Print(t.String())
+}
+
+// benchMem returns the allocations and bytes allocated per call of f,
+// averaged over a few calls.
+func benchMem(f func()) (allocs, bytes float64) {
+	const n = 16
+	f() // warm caches and pools
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range n {
+		f()
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.Mallocs-before.Mallocs) / n, float64(after.TotalAlloc-before.TotalAlloc) / n
+}
+
+func domBench(bs *benchSet, m *benchMsg) func(*testing.B) {
+	return func(b *testing.B) {
+		ctx := context.Background()
+		b.SetBytes(int64(len(m.data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := bs.engine.Process(m.data, bs.policy, m.now)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := bs.policy.Check(ctx, res, m.now); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func floorBench(bs *benchSet, m *benchMsg) func(*testing.B) {
+	return func(b *testing.B) {
+		b.SetBytes(int64(len(m.data)))
+		b.ReportAllocs()
+		var plain []byte
+		for b.Loop() {
+			var err error
+			if plain, err = floorOnce(bs, m, plain[:0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// floorOnce is one message's crypto floor. dst is reused for the decrypted
+// Body.
+func floorOnce(bs *benchSet, m *benchMsg, dst []byte) ([]byte, error) {
+	if m.ekCipher != nil {
+		key, err := rsa.DecryptOAEP(sha1.New(), nil, bs.priv, m.ekCipher, nil)
+		if err != nil {
+			return dst, err
+		}
+		blk, err := aes.NewCipher(key)
+		if err != nil {
+			return dst, err
+		}
+		gcm, err := cipher.NewGCM(blk)
+		if err != nil {
+			return dst, err
+		}
+		n := gcm.NonceSize()
+		if len(m.edCipher) < n {
+			return dst, errors.New("short CipherValue")
+		}
+		if dst, err = gcm.Open(dst, m.edCipher[:n], m.edCipher[n:], nil); err != nil {
+			return dst, err
+		}
+	}
+	for i, r := range m.refs {
+		sum := sha256.Sum256(r)
+		if !bytes.Equal(sum[:], m.digests[i]) {
+			return dst, errors.New("digest mismatch")
+		}
+	}
+	sum := sha256.Sum256(m.signedInfo)
+	return dst, rsa.VerifyPKCS1v15(bs.pub, crypto.SHA256, sum[:], m.sigValue)
+}
