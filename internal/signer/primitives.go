@@ -108,12 +108,8 @@ func signSignedInfo(alg string, s crypto.Signer, c14nSignedInfo []byte) ([]byte,
 // dataKeySize is the AES key length of an XMLEnc 1.1 §5.2.4 GCM algorithm.
 func dataKeySize(alg string) (int, error) {
 	switch alg {
-	case algAES128GCM:
-		return 16, nil
-	case algAES192GCM:
-		return 24, nil
-	case algAES256GCM:
-		return 32, nil
+	case algAES128GCM, algAES192GCM, algAES256GCM:
+		return wcrypto.KeySize(alg), nil
 	}
 	return 0, fmt.Errorf("%w: data encryption algorithm %q", ErrOptions, alg)
 }

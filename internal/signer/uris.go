@@ -1,5 +1,10 @@
 package signer
 
+import (
+	"github.com/wssgw/wssgw/internal/c14n"
+	wcrypto "github.com/wssgw/wssgw/internal/crypto"
+)
+
 // Namespaces of the markup this package writes.
 const (
 	nsWSSE   = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"
@@ -21,34 +26,33 @@ const (
 	encodingBase64    = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary"
 )
 
-// Algorithm URIs: private copies of internal/crypto's Alg* constants (same
-// values), which this package can switch to once that API is settled.
+// Algorithm URIs, named after internal/crypto's constants (one source for
+// their values).
 const (
-	algExcC14N = "http://www.w3.org/2001/10/xml-exc-c14n#"
+	algExcC14N = c14n.AlgExcC14N
 
-	// algRSASHA256 and friends: RFC 9231 §2.3.
-	algRSASHA256   = "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"
-	algRSASHA384   = "http://www.w3.org/2001/04/xmldsig-more#rsa-sha384"
-	algRSASHA512   = "http://www.w3.org/2001/04/xmldsig-more#rsa-sha512"
-	algECDSASHA256 = "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha256"
-	algECDSASHA384 = "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha384"
-	algECDSASHA512 = "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha512"
-	// algEd25519 is RFC 9231 §2.3.8.
-	algEd25519 = "http://www.w3.org/2021/04/xmldsig-more#eddsa-ed25519"
+	algRSASHA256   = wcrypto.AlgRSASHA256 // RFC 9231 §2.3
+	algRSASHA384   = wcrypto.AlgRSASHA384
+	algRSASHA512   = wcrypto.AlgRSASHA512
+	algECDSASHA256 = wcrypto.AlgECDSASHA256
+	algECDSASHA384 = wcrypto.AlgECDSASHA384
+	algECDSASHA512 = wcrypto.AlgECDSASHA512
+	algEd25519     = wcrypto.AlgEd25519 // RFC 9231 §2.3.8
 
-	algSHA1   = "http://www.w3.org/2000/09/xmldsig#sha1"
-	algSHA256 = "http://www.w3.org/2001/04/xmlenc#sha256"
-	algSHA384 = "http://www.w3.org/2001/04/xmldsig-more#sha384"
-	algSHA512 = "http://www.w3.org/2001/04/xmlenc#sha512"
+	algSHA1   = wcrypto.AlgDigestSHA1
+	algSHA256 = wcrypto.AlgDigestSHA256
+	algSHA384 = wcrypto.AlgDigestSHA384
+	algSHA512 = wcrypto.AlgDigestSHA512
 
-	// algAES*GCM: XMLEnc 1.1 §5.2.4.
-	algAES128GCM = "http://www.w3.org/2009/xmlenc11#aes128-gcm"
-	algAES192GCM = "http://www.w3.org/2009/xmlenc11#aes192-gcm"
-	algAES256GCM = "http://www.w3.org/2009/xmlenc11#aes256-gcm"
+	algAES128GCM = wcrypto.AlgAES128GCM // XMLEnc 1.1 §5.2.4
+	algAES192GCM = wcrypto.AlgAES192GCM
+	algAES256GCM = wcrypto.AlgAES256GCM
 
 	// algRSAOAEPMGF1P is XMLEnc 1.0 §5.4.2 (OAEP with SHA-1 and MGF1-SHA-1
 	// unless a DigestMethod says otherwise).
-	algRSAOAEPMGF1P = "http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p"
+	algRSAOAEPMGF1P = wcrypto.AlgRSAOAEPMGF1P
+)
 
+const (
 	typeContent = "http://www.w3.org/2001/04/xmlenc#Content"
 )
