@@ -223,11 +223,11 @@ func fitPolicy(name string, p config.Policy, o *signer.Options, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	o.SignatureAlgorithm = firstAllowed(cp, signatureAlgorithms(o.Signer.Public())...)
+	o.SignatureAlgorithm = firstAllowed(cp, wss.UseSignature, signatureAlgorithms(o.Signer.Public())...)
 	if o.SignatureAlgorithm == "" {
 		bad("the policy allows no signature algorithm for a %s key", keyKind(o.Signer.Public()))
 	}
-	o.DigestAlgorithm = firstAllowed(cp, crypto.AlgDigestSHA256, crypto.AlgDigestSHA384, crypto.AlgDigestSHA512)
+	o.DigestAlgorithm = firstAllowed(cp, wss.UseDigest, crypto.AlgDigestSHA256, crypto.AlgDigestSHA384, crypto.AlgDigestSHA512)
 	if o.DigestAlgorithm == "" {
 		bad("the policy allows none of the digests sign offers (SHA-256/384/512)")
 	}
@@ -235,12 +235,12 @@ func fitPolicy(name string, p config.Policy, o *signer.Options, stderr io.Writer
 		if _, ok := o.EncryptFor.PublicKey.(*rsa.PublicKey); !ok {
 			bad("--encrypt-for needs an RSA certificate, got a %s key", keyKind(o.EncryptFor.PublicKey))
 		}
-		o.DataAlgorithm = firstAllowed(cp, crypto.AlgAES256GCM, crypto.AlgAES128GCM, crypto.AlgAES192GCM)
+		o.DataAlgorithm = firstAllowed(cp, wss.UseData, crypto.AlgAES256GCM, crypto.AlgAES128GCM, crypto.AlgAES192GCM)
 		if o.DataAlgorithm == "" {
 			bad("the policy allows none of the data encryption algorithms sign offers (AES-GCM)")
 		}
 		o.KeyTransport = crypto.AlgRSAOAEPMGF1P
-		if !cp.Allows(o.KeyTransport) {
+		if !cp.Allows(wss.UseKeyTransport, o.KeyTransport) {
 			bad("the policy does not allow key transport %s, the only one sign offers", o.KeyTransport)
 		}
 		checkRecipient(p, o.EncryptFor, note)
@@ -327,9 +327,9 @@ func keyKind(pub any) string {
 	return fmt.Sprintf("%T", pub)
 }
 
-func firstAllowed(p *wss.Policy, uris ...string) string {
+func firstAllowed(p *wss.Policy, kind string, uris ...string) string {
 	for _, u := range uris {
-		if p.Allows(u) {
+		if p.Allows(kind, u) {
 			return u
 		}
 	}

@@ -169,21 +169,13 @@ func (v *verifier) verify(ctx context.Context, msg []byte, now time.Time) (res *
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if len(v.policy.Config.Require) == 0 && !bytes.Contains(msg, []byte(xmlscan.NamespaceWSSE)) {
-		return nil, msg, nil
-	}
-	res, err := v.engine.Process(msg, v.policy, now)
-	if err == nil {
-		err = v.policy.Check(ctx, res, now)
-	}
+	res, plain, err := v.policy.Verify(ctx, v.engine, msg, now)
 	if err != nil {
 		var we *wss.Error
-		if !errors.As(err, &we) {
-			we = wss.Wrap(wss.ReasonMalformed, err, "engine")
-		}
+		errors.As(err, &we)
 		return nil, nil, we
 	}
-	return res, res.Forward(v.policy.Config.KeepSecurityHeader), nil
+	return res, plain, nil
 }
 
 // verifyReport is what verify prints: the verified facts.

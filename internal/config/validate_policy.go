@@ -183,8 +183,8 @@ func (h IdentityHeaders) validate(ps *Problems, key string) {
 
 func (a Algorithms) validate(ps *Problems, key string) {
 	for i, uri := range a.Allow {
-		if !strings.Contains(uri, "://") {
-			ps.add(fmt.Sprintf("%s.allow[%d]", key, i), "must be an algorithm URI, got %q", uri)
+		if c, ok := crypto.Classify(uri); !ok || c == crypto.ClassMGF {
+			ps.add(fmt.Sprintf("%s.allow[%d]", key, i), "unknown algorithm URI %q", uri)
 		}
 	}
 }

@@ -86,9 +86,6 @@ func (m *message) keyTransport(method int) (alg, digest, mgf string, err error) 
 	if err := m.allow(wss.UseKeyTransport, alg); err != nil {
 		return "", "", "", err
 	}
-	if c, ok := crypto.Classify(alg); !ok || c != crypto.ClassKeyTransport {
-		return "", "", "", wss.Failf(wss.ReasonAlgorithm, "key transport %q is not an RSA key transport", alg)
-	}
 	for _, c := range m.children(method) {
 		switch {
 		case m.is(c, nsDS, "DigestMethod") && digest == "":
@@ -171,12 +168,6 @@ func (m *message) keyLen(uris []string) int {
 	return crypto.KeySize(alg)
 }
 
-// referenceList processes a ReferenceList: standalone in the header (the
-// key comes from each EncryptedData's KeyInfo) or inside an EncryptedKey.
-func (m *message) referenceList(rl int, key []byte, kt string) error {
-	return m.decryptAll(m.dataReferences(rl), key, kt)
-}
-
 func (m *message) decryptAll(uris []string, key []byte, kt string) error {
 	if len(uris) == 0 && key != nil {
 		return nil
@@ -198,12 +189,6 @@ func (m *message) decryptAll(uris []string, key []byte, kt string) error {
 		}
 	}
 	return nil
-}
-
-// decryptStandalone decrypts an EncryptedData that is a child of the
-// Security header itself and that no earlier ReferenceList named.
-func (m *message) decryptStandalone(ed int) error {
-	return m.decryptData(ed, nil, "")
 }
 
 // decryptData decrypts one EncryptedData and splices the plaintext in its
@@ -240,9 +225,6 @@ func (m *message) decryptData(ed int, key []byte, kt string) error {
 	alg, _ := m.attr(method, "", "Algorithm")
 	if err := m.allow(wss.UseData, alg); err != nil {
 		return err
-	}
-	if c, ok := crypto.Classify(alg); !ok || c != crypto.ClassBlockCipher {
-		return wss.Failf(wss.ReasonAlgorithm, "%q is not a data encryption algorithm", alg)
 	}
 	if len(m.children(method)) > 0 {
 		return wss.Failf(wss.ReasonStructure, "unexpected content in EncryptionMethod")

@@ -44,9 +44,12 @@ func (m *message) headerChild(c int) error {
 	case e.Space == nsXEnc && e.Local == "EncryptedKey":
 		return m.encryptedKey(c)
 	case e.Space == nsXEnc && e.Local == "ReferenceList":
-		return m.referenceList(c, nil, "")
+		// A standalone ReferenceList: each EncryptedData's KeyInfo names
+		// its key.
+		return m.decryptAll(m.dataReferences(c), nil, "")
 	case e.Space == nsXEnc && e.Local == "EncryptedData":
-		return m.decryptStandalone(c)
+		// Not named by an earlier ReferenceList: its KeyInfo names its key.
+		return m.decryptData(c, nil, "")
 	case e.Space == nsDS && e.Local == "Signature":
 		return m.signature(c)
 	}
@@ -90,7 +93,7 @@ func (m *message) use(kind, value string) {
 // (DESIGN.md §5.2) and records its use.
 func (m *message) allow(kind, uri string) error {
 	m.use(kind, uri)
-	if !m.p.Allows(uri) {
+	if !m.p.Allows(kind, uri) {
 		return wss.Failf(wss.ReasonAlgorithm, "%s algorithm %q not allowed", kind, uri)
 	}
 	return nil

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -78,36 +77,27 @@ func (s *security) secure(ctx context.Context, r *http.Request, body io.Reader, 
 	if kind != soap.Envelope {
 		return nil, s.reject(wss.Failf(wss.ReasonMalformed, "MTOM on a secured route is not supported yet"))
 	}
-	if len(s.policy.Config.Require) == 0 && !bytes.Contains(data, []byte(xmlscan.NamespaceWSSE)) {
-		// Seed 004: a policy that requires nothing forwards messages that
-		// carry no security without parsing them.
-		return data, nil
+	res, out, err := s.policy.Verify(ctx, s.engine, data, s.now())
+	if res != nil {
+		rm.Stage(metrics.StageGate, res.GateTime)
+		rm.Stage(metrics.StageDecrypt, res.DecryptTime)
+		rm.Stage(metrics.StageVerify, res.ProcessTime-res.GateTime-res.DecryptTime)
+		rm.Stage(metrics.StagePolicy, res.PolicyTime)
+		s.count(res)
 	}
-	start := time.Now()
-	now := s.now()
-	res, err := s.engine.Process(data, s.policy, now)
 	if err != nil {
 		return nil, s.reject(err)
 	}
-	engineTime := time.Since(start)
-	rm.Stage(metrics.StageGate, res.GateTime)
-	rm.Stage(metrics.StageDecrypt, res.DecryptTime)
-	rm.Stage(metrics.StageVerify, engineTime-res.GateTime-res.DecryptTime)
-	s.count(res)
-	start = time.Now()
-	err = s.policy.Check(ctx, res, now)
-	rm.Stage(metrics.StagePolicy, time.Since(start))
-	if err != nil {
-		return nil, s.reject(err)
+	if res != nil {
+		s.setIdentity(r.Header, res)
 	}
-	s.setIdentity(r.Header, res)
-	return res.Forward(s.policy.Config.KeepSecurityHeader), nil
+	return out, nil
 }
 
 func (s *security) reject(err error) error {
 	var we *wss.Error
 	if !errors.As(err, &we) {
-		we = wss.Wrap(wss.ReasonMalformed, err, "engine")
+		we = wss.Wrap(wss.ReasonMalformed, err, "gateway")
 	}
 	s.metrics.Failure(we.Reason.String())
 	return &securityError{err: we, detailed: s.policy.Config.DetailedFaults}

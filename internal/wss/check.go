@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/xml"
-	"errors"
 	"time"
 
 	"github.com/wssgw/wssgw/internal/config"
@@ -147,10 +146,4 @@ func (p *Policy) seen(ctx context.Context, key []byte, expires time.Time) error 
 		return Failf(ReasonReplay, "message seen before")
 	}
 	return nil
-}
-
-// IsSecurity reports whether err is a security failure (uniform fault).
-func IsSecurity(err error) bool {
-	var e *Error
-	return errors.As(err, &e)
 }

@@ -2,7 +2,6 @@ package wss
 
 import (
 	"context"
-	"crypto/x509"
 	"encoding/xml"
 	"fmt"
 	"time"
@@ -25,7 +24,8 @@ type Policy struct {
 	Config config.Policy
 	// Signed and Encrypted are the required parts.
 	Signed, Encrypted []xml.Name
-	allowed           map[string]bool
+	algorithms        *crypto.AllowList // each URI bound to its class
+	c14n              map[string]bool
 	trust             *crypto.Reloader[crypto.TrustStore]
 	keys              []*crypto.Reloader[crypto.KeyPair]
 	users             *Credentials
@@ -45,7 +45,11 @@ var (
 
 // Compile builds the runtime policy. store may be nil when replay is off.
 func Compile(name string, p config.Policy, store ReplayStore, ro crypto.ReloadOptions) (*Policy, error) {
-	cp := &Policy{Name: name, Config: p, allowed: allowSet(p.Algorithms)}
+	algs, err := allowList(p.Algorithms)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", name, err)
+	}
+	cp := &Policy{Name: name, Config: p, algorithms: algs, c14n: c14nSet(p.Algorithms.Legacy)}
 	cp.Signed = parts(p.RequiredSignedParts())
 	cp.Encrypted = parts(p.EncryptedParts)
 	if p.Replay != "off" {
@@ -98,29 +102,33 @@ func parts(names []string) []xml.Name {
 	return out
 }
 
-func allowSet(a config.Algorithms) map[string]bool {
-	set := map[string]bool{c14n.AlgExcC14N: true}
+// allowList is the policy's algorithm allow-list: the configured URIs or
+// the modern default, plus the legacy families opted in. crypto.AllowList
+// binds each URI to its class, so a digest URI is never accepted as a
+// signature method, nor a key wrap as a data cipher.
+func allowList(a config.Algorithms) (*crypto.AllowList, error) {
 	list := a.Allow
 	if len(list) == 0 {
 		list = crypto.DefaultAllowed()
 	}
-	for _, uri := range list {
-		set[uri] = true
-	}
+	list = append([]string{}, list...)
 	l := a.Legacy
 	if l.SHA1 {
-		for _, uri := range []string{crypto.AlgDigestSHA1, crypto.AlgRSASHA1, crypto.AlgECDSASHA1, crypto.AlgHMACSHA1} {
-			set[uri] = true
-		}
+		list = append(list, crypto.AlgDigestSHA1, crypto.AlgRSASHA1, crypto.AlgECDSASHA1, crypto.AlgHMACSHA1)
 	}
 	if l.CBC {
-		for _, uri := range []string{crypto.AlgAES128CBC, crypto.AlgAES192CBC, crypto.AlgAES256CBC} {
-			set[uri] = true
-		}
+		list = append(list, crypto.AlgAES128CBC, crypto.AlgAES192CBC, crypto.AlgAES256CBC)
 	}
 	if l.RSA15 {
-		set[crypto.AlgRSA15] = true
+		list = append(list, crypto.AlgRSA15)
 	}
+	return crypto.NewAllowList(list...)
+}
+
+// c14nSet is the canonicalizations allowed: exclusive c14n always, the
+// inclusive ones by legacy opt-in (BSP R5404).
+func c14nSet(l config.Legacy) map[string]bool {
+	set := map[string]bool{c14n.AlgExcC14N: true}
 	if l.InclusiveC14N {
 		set[c14n.AlgC14N10] = true
 		set[c14n.AlgC14N11] = true
@@ -128,9 +136,24 @@ func allowSet(a config.Algorithms) map[string]bool {
 	return set
 }
 
-// Allows reports whether the algorithm URI is on the policy's allow-list.
-// Engines call it before any key is used (DESIGN.md §5.2).
-func (p *Policy) Allows(uri string) bool { return p.allowed[uri] }
+// kindClass maps the engines' algorithm kinds to crypto's classes.
+var kindClass = map[string]crypto.AlgorithmClass{
+	UseSignature:    crypto.ClassSignature,
+	UseDigest:       crypto.ClassDigest,
+	UseKeyTransport: crypto.ClassKeyTransport,
+	UseData:         crypto.ClassBlockCipher,
+}
+
+// Allows reports whether uri is on the policy's allow-list as an algorithm
+// of the given kind (UseSignature, UseDigest, UseC14N, UseKeyTransport,
+// UseData). Engines call it before any key is used (DESIGN.md §5.2).
+func (p *Policy) Allows(kind, uri string) bool {
+	if kind == UseC14N {
+		return p.c14n[uri]
+	}
+	c, ok := kindClass[kind]
+	return ok && p.algorithms.Allowed(c, uri)
+}
 
 // Trust returns the current trust store, or nil when none is configured.
 func (p *Policy) Trust() *crypto.TrustStore {
@@ -147,16 +170,6 @@ func (p *Policy) DecryptionKeys() []*crypto.KeyPair {
 		out = append(out, k.Current())
 	}
 	return out
-}
-
-// DecryptionKeyFor returns the decryption key whose certificate is c.
-func (p *Policy) DecryptionKeyFor(c *x509.Certificate) *crypto.KeyPair {
-	for _, k := range p.DecryptionKeys() {
-		if k.Certificate.Equal(c) {
-			return k
-		}
-	}
-	return nil
 }
 
 // Users returns the UsernameToken credentials, or nil.

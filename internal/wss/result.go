@@ -42,6 +42,8 @@ type Result struct {
 	// (including re-gating after decryption) and decrypting, for the stage
 	// histograms.
 	GateTime, DecryptTime time.Duration
+	// ProcessTime is the engine's whole time; PolicyTime that of Check.
+	ProcessTime, PolicyTime time.Duration
 }
 
 // Part is an element of the document: its expanded name and start offset.

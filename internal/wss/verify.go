@@ -1,0 +1,49 @@
+package wss
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"time"
+
+	"github.com/wssgw/wssgw/internal/xmlscan"
+)
+
+// Engine proves facts about a message: the DOM engine, and the template
+// automaton that must give the same Result for the same bytes.
+type Engine interface {
+	Process(data []byte, p *Policy, now time.Time) (*Result, error)
+}
+
+// Verify is the whole security stage for one message, the same for the
+// gateway and `wssgw verify`: engine, then policy check and replay store.
+// It returns the bytes to forward. res is nil when the message was forwarded
+// unparsed, and may be non-nil with an error when the policy check failed
+// (its facts are still worth counting). Every error is an *Error.
+func (p *Policy) Verify(ctx context.Context, e Engine, data []byte, now time.Time) (res *Result, forward []byte, err error) {
+	if len(p.Config.Require) == 0 && !bytes.Contains(data, []byte(xmlscan.NamespaceWSSE)) {
+		// Seed 004: a policy that requires nothing forwards messages that
+		// carry no WS-Security without parsing them.
+		return nil, data, nil
+	}
+	res, err = e.Process(data, p, now)
+	if err != nil {
+		return nil, nil, asError(err)
+	}
+	start := time.Now()
+	err = p.Check(ctx, res, now)
+	res.PolicyTime = time.Since(start)
+	if err != nil {
+		return res, nil, asError(err)
+	}
+	return res, res.Forward(p.Config.KeepSecurityHeader), nil
+}
+
+// asError makes every failure a security failure with a reason.
+func asError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return Wrap(ReasonMalformed, err, "engine")
+}
