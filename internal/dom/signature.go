@@ -34,7 +34,7 @@ func (m *message) signature(s int) error {
 	if err != nil {
 		return err
 	}
-	canon, err := c14n.Canonicalize(c14nAlg, &m.doc, si, prefixes, nil)
+	canon, err := c14n.Canonicalize(c14nAlg, m.doc, si, prefixes, nil)
 	if err != nil {
 		return wss.Wrap(wss.ReasonMalformed, err, "canonicalizing SignedInfo")
 	}
@@ -145,8 +145,8 @@ func (m *message) verificationKey(ref *tokenRef, method string, sig *wss.Signatu
 // references checks every Reference of the verified canonical SignedInfo
 // and returns the start offsets of the elements they cover.
 func (m *message) references(canon []byte) ([]int, error) {
-	var sd xmlscan.Document
-	if err := xmlscan.Scan(canon, &sd); err != nil {
+	sd := m.sd
+	if err := xmlscan.Scan(canon, sd); err != nil {
 		return nil, wss.Wrap(wss.ReasonMalformed, err, "canonical SignedInfo")
 	}
 	var covered []int
@@ -154,7 +154,7 @@ func (m *message) references(canon []byte) ([]int, error) {
 		if e := &sd.Elements[r]; e.Space != nsDS || e.Local != "Reference" {
 			continue
 		}
-		start, err := m.reference(&sd, r)
+		start, err := m.reference(sd, r)
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +215,7 @@ func (m *message) reference(sd *xmlscan.Document, r int) (int, error) {
 	if err != nil {
 		return -1, wss.Wrap(wss.ReasonAlgorithm, err, "DigestMethod")
 	}
-	if err := c14n.CanonicalizeTo(h, alg, &m.doc, covered, prefixes); err != nil {
+	if err := c14n.CanonicalizeTo(h, alg, m.doc, covered, prefixes); err != nil {
 		return -1, wss.Wrap(wss.ReasonMalformed, err, "canonicalizing %s", m.name(covered))
 	}
 	if subtle.ConstantTimeCompare(h.Sum(nil), want) != 1 {
