@@ -180,3 +180,28 @@ func TestReasons(t *testing.T) {
 	assert.Equal(t, "InvalidSecurity", ReasonMalformed.FaultCode())
 	assert.Equal(t, "FailedCheck", ReasonDigest.FaultCode())
 }
+
+func TestAllows(t *testing.T) {
+	p, err := Compile("p", config.DefaultPolicy(), nil, crypto.ReloadOptions{})
+	require.NoError(t, err)
+	assert.True(t, p.Allows(UseSignature, crypto.AlgRSASHA256))
+	assert.True(t, p.Allows(UseC14N, "http://www.w3.org/2001/10/xml-exc-c14n#"))
+	assert.False(t, p.Allows(UseSignature, crypto.AlgDigestSHA256), "a digest URI is not a signature method")
+	assert.False(t, p.Allows(UseData, crypto.AlgKWAES256), "a key wrap is not a data cipher")
+	assert.False(t, p.Allows(UseSignature, crypto.AlgRSASHA1), "SHA-1 only by legacy opt-in")
+	assert.False(t, p.Allows(UseC14N, "http://www.w3.org/TR/2001/REC-xml-c14n-20010315"))
+
+	legacy := config.DefaultPolicy()
+	legacy.Algorithms.Legacy = config.Legacy{SHA1: true, CBC: true, InclusiveC14N: true}
+	p, err = Compile("p", legacy, nil, crypto.ReloadOptions{})
+	require.NoError(t, err)
+	assert.True(t, p.Allows(UseSignature, crypto.AlgRSASHA1))
+	assert.True(t, p.Allows(UseData, crypto.AlgAES128CBC))
+	assert.False(t, p.Allows(UseKeyTransport, crypto.AlgRSA15), "each legacy family is its own opt-in")
+	assert.True(t, p.Allows(UseC14N, "http://www.w3.org/TR/2001/REC-xml-c14n-20010315"))
+
+	bad := config.DefaultPolicy()
+	bad.Algorithms.Allow = []string{"urn:not-an-algorithm"}
+	_, err = Compile("p", bad, nil, crypto.ReloadOptions{})
+	assert.Error(t, err)
+}
