@@ -78,6 +78,7 @@ type TrustStore struct {
 	index    *Index
 	cache    *verifyCache
 	hasRoots bool
+	loaded   []*x509.Certificate // every certificate read from the files, for expiry metrics
 }
 
 // NewTrustStore loads and checks everything the options name.
@@ -128,6 +129,7 @@ func (s *TrustStore) loadCerts() error {
 		return err
 	}
 	s.index = NewIndex(append(pinned, known...))
+	s.loaded = append(append(append(append([]*x509.Certificate{}, roots...), s.inter...), pinned...), known...)
 	s.crls, err = loadCRLs(o.CRLFiles, append(roots, s.inter...), o.Clock(), o.AllowExpiredCRL)
 	return err
 }
@@ -148,6 +150,10 @@ func (s *TrustStore) compilePatterns() error {
 	}
 	return nil
 }
+
+// Certificates returns every certificate the store loaded from its files
+// (anchors, intermediates, pins, known partners).
+func (s *TrustStore) Certificates() []*x509.Certificate { return s.loaded }
 
 // Index returns the lookup index of the pinned and known certificates.
 func (s *TrustStore) Index() *Index { return s.index }

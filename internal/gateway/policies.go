@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"log/slog"
 	"os"
@@ -58,8 +59,26 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*pol
 		p.Run(ctx)
 		ps.byName[name] = p
 		ps.metrics[name] = m.Policy(name, reasons)
+		m.WatchCertificates(policyCertificates(p))
 	}
 	return ps, nil
+}
+
+// policyCertificates reports the certificates a policy holds now: its trust
+// store's and its decryption keys'.
+func policyCertificates(p *wss.Policy) metrics.CertificateSource {
+	return func(yield func(string, *x509.Certificate)) {
+		if t := p.Trust(); t != nil {
+			for _, c := range t.Certificates() {
+				yield(metrics.UseTrust, c)
+			}
+		}
+		for _, k := range p.DecryptionKeys() {
+			if k != nil && k.Certificate != nil {
+				yield(metrics.UseDecryption, k.Certificate)
+			}
+		}
+	}
 }
 
 func (ps *policies) close() {

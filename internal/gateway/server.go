@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log"
@@ -110,6 +111,7 @@ func (s *Server) listen() (data, admin net.Listener, err error) {
 			return nil, nil, err
 		}
 		data = tls.NewListener(data, tc)
+		s.metrics.WatchCertificates(tlsCertificates(tc))
 	}
 	return data, admin, nil
 }
@@ -146,6 +148,17 @@ func (s *Server) drain(data, admin *http.Server) {
 	// The admin listener goes last so that /readyz reports the drain.
 	_ = admin.Close()
 	s.log.Info("stopped")
+}
+
+// tlsCertificates reports the serving certificate chain.
+func tlsCertificates(tc *tls.Config) metrics.CertificateSource {
+	return func(yield func(string, *x509.Certificate)) {
+		for _, c := range tc.Certificates {
+			if c.Leaf != nil {
+				yield(metrics.UseTLS, c.Leaf)
+			}
+		}
+	}
 }
 
 func serverTLS(t config.ServerTLS) (*tls.Config, error) {

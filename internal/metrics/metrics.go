@@ -26,6 +26,8 @@ type Metrics struct {
 	inFlight  prometheus.Gauge
 	readiness prometheus.Gauge
 	sec       *security
+	tpl       *templates
+	certs     *certificates
 }
 
 // New builds a private registry with the gateway's metrics and the Go and
@@ -73,6 +75,10 @@ func New(build BuildInfo) *Metrics {
 	info.Set(1)
 	m.sec = newSecurity()
 	reg.MustRegister(m.sec.collectors()...)
+	m.tpl = newTemplates()
+	reg.MustRegister(m.tpl.collectors()...)
+	m.certs = newCertificates()
+	reg.MustRegister(m.certs)
 	reg.MustRegister(m.requests, m.duration, m.backend, m.received, m.sent, m.inFlight, m.readiness, info,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -107,6 +113,7 @@ type RouteMetrics struct {
 	received prometheus.Counter
 	sent     prometheus.Counter
 	stages   map[string]prometheus.Observer
+	lookups  map[string]prometheus.Counter
 }
 
 // Route returns the handles for a route, creating every outcome series at
@@ -118,9 +125,13 @@ func (m *Metrics) Route(name string) *RouteMetrics {
 		received: m.received.WithLabelValues(name),
 		sent:     m.sent.WithLabelValues(name),
 		stages:   map[string]prometheus.Observer{},
+		lookups:  map[string]prometheus.Counter{},
 	}
-	for _, st := range []string{StageGate, StageVerify, StageDecrypt, StagePolicy} {
+	for _, st := range []string{StageGate, StageMatch, StageVerify, StageDecrypt, StagePolicy, StageSign} {
 		rm.stages[st] = m.sec.stages.WithLabelValues(name, st)
+	}
+	for _, r := range []string{LookupHit, LookupNoTemplate, LookupRejected, LookupDisabled} {
+		rm.lookups[r] = m.tpl.lookups.WithLabelValues(name, r)
 	}
 	for o := range rm.outcomes {
 		rm.outcomes[o] = m.requests.WithLabelValues(name, Outcome(o).String())

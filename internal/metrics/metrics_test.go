@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"flag"
 	"os"
 	"path/filepath"
@@ -72,4 +74,41 @@ func BenchmarkRouteDone(b *testing.B) {
 	for b.Loop() {
 		rm.Done(Ok, 100*time.Microsecond, 4096, 4096)
 	}
+}
+
+func TestCertificateExpiry(t *testing.T) {
+	m := New(BuildInfo{Version: "v1", Revision: "abc"})
+	notAfter := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	cert := &x509.Certificate{Subject: pkix.Name{CommonName: "partner"}, NotAfter: notAfter}
+	var current []*x509.Certificate
+	m.WatchCertificates(func(yield func(string, *x509.Certificate)) {
+		for _, c := range current {
+			yield(UseTrust, c)
+			yield(UseTrust, c) // a duplicate is reported once
+		}
+	})
+	assert.Equal(t, 0, testutil.CollectAndCount(m.certs), "no certificate, no series")
+	current = []*x509.Certificate{cert}
+	assert.Equal(t, 1, testutil.CollectAndCount(m.certs))
+	want := "# HELP wssgw_certificate_expiry_timestamp_seconds NotAfter of each loaded certificate as a Unix time, by use (tls, trust, decryption, signing) and subject.\n" +
+		"# TYPE wssgw_certificate_expiry_timestamp_seconds gauge\n" +
+		"wssgw_certificate_expiry_timestamp_seconds{subject=\"CN=partner\",use=\"trust\"} 1.893553445e+09\n"
+	require.NoError(t, testutil.CollectAndCompare(m.certs, strings.NewReader(want)))
+	current = nil
+	assert.Equal(t, 0, testutil.CollectAndCount(m.certs), "a rotated-out certificate disappears")
+}
+
+func TestTemplateSeriesExistAtZero(t *testing.T) {
+	m := New(BuildInfo{Version: "v1", Revision: "abc"})
+	m.Route("orders").Lookup(LookupHit)
+	tm := m.Templates("partner-a")
+	tm.Skipped(SkipFull)
+	tm.Shadow(ShadowDisagree)
+	assert.Equal(t, 1.0, testutil.ToFloat64(m.tpl.lookups.WithLabelValues("orders", LookupHit)))
+	assert.Equal(t, 0.0, testutil.ToFloat64(m.tpl.lookups.WithLabelValues("orders", LookupNoTemplate)))
+	assert.Equal(t, 1.0, testutil.ToFloat64(m.tpl.skipped.WithLabelValues("partner-a", SkipFull)))
+	assert.Equal(t, 1.0, testutil.ToFloat64(m.tpl.shadow.WithLabelValues("partner-a", ShadowDisagree)))
+	problems, err := testutil.GatherAndLint(m.Registry())
+	require.NoError(t, err)
+	assert.Empty(t, problems)
 }

@@ -18,6 +18,20 @@ const (
 	NameStageDuration   = Namespace + "_stage_duration_seconds"
 	NameSecurityFailure = Namespace + "_security_failures_total"
 	NameAlgorithmUses   = Namespace + "_security_algorithm_uses_total"
+
+	// Template automaton (the fast path). Lookups are per route; the store
+	// is per policy.
+	NameTemplateLookups  = Namespace + "_template_lookups_total"
+	NameTemplatesLearned = Namespace + "_templates_learned_total"
+	NameTemplatesSkipped = Namespace + "_template_learn_skipped_total"
+	NameTemplatesEvicted = Namespace + "_templates_evicted_total"
+	NameTemplates        = Namespace + "_templates"
+	NameTemplateBytes    = Namespace + "_template_bytes"
+	NameShadowChecks     = Namespace + "_template_shadow_checks_total"
+
+	// NameCertificateExpiry is the notAfter of every certificate the
+	// gateway loaded (TLS, trust anchors and pins, decryption, signing).
+	NameCertificateExpiry = Namespace + "_certificate_expiry_timestamp_seconds"
 )
 
 // Label names.
@@ -29,6 +43,31 @@ const (
 	LabelReason  = "reason"
 	LabelKind    = "kind"
 	LabelAlg     = "algorithm"
+	LabelResult  = "result"
+	LabelUse     = "use"
+	LabelSubject = "subject"
+)
+
+// Values of the result label of template lookups: a hit, or why the message
+// went to the DOM engine.
+const (
+	LookupHit        = "hit"
+	LookupNoTemplate = "no_template" // no template matched the bytes
+	LookupRejected   = "rejected"    // matched, but a slot or binding check failed
+	LookupDisabled   = "disabled"    // templates off for the policy
+)
+
+// Values of the reason label of skipped learning.
+const (
+	SkipRateLimited = "rate_limited"
+	SkipFull        = "full"
+	SkipUnsupported = "unsupported"
+)
+
+// Values of the result label of shadow checks.
+const (
+	ShadowAgree    = "agree"
+	ShadowDisagree = "disagree"
 )
 
 // Stages of the security pipeline, the values of the stage label.
@@ -37,6 +76,8 @@ const (
 	StageVerify  = "verify"  // engine work other than gate and decryption
 	StageDecrypt = "decrypt" // key transport and data decryption
 	StagePolicy  = "policy"  // policy check and replay store
+	StageMatch   = "match"   // template automaton matching and slot checks
+	StageSign    = "sign"    // response signing
 )
 
 // NoRoute is the route label of requests that matched no route.
