@@ -67,3 +67,32 @@ func appendAttr[T ~string | ~[]byte](buf []byte, v T) []byte {
 	}
 	return append(buf, v[start:]...)
 }
+
+// AppendText appends a text value, already normalized (references
+// resolved, line ends normalized), escaped as C14N 1.0 §2.3 requires. The
+// template automaton uses it to produce the canonical form of a slot.
+func AppendText(dst, v []byte) []byte {
+	start := 0
+	for i, c := range v {
+		if !textEsc[c] {
+			continue
+		}
+		dst = append(dst, v[start:i]...)
+		switch c {
+		case '&':
+			dst = append(dst, "&amp;"...)
+		case '<':
+			dst = append(dst, "&lt;"...)
+		case '>':
+			dst = append(dst, "&gt;"...)
+		default:
+			dst = append(dst, "&#xD;"...)
+		}
+		start = i + 1
+	}
+	return append(dst, v[start:]...)
+}
+
+// AppendAttr appends an attribute value, already normalized, escaped as
+// C14N 1.0 §2.3 requires.
+func AppendAttr(dst, v []byte) []byte { return appendAttr(dst, v) }

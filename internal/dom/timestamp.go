@@ -30,65 +30,13 @@ func (m *message) timestamp(i int) error {
 		if ts.Expires, err = parseDateTime(m.text(kids[1])); err != nil {
 			return wss.Wrap(wss.ReasonTimestamp, err, "Expires")
 		}
-		if !ts.Expires.After(ts.Created) {
-			return wss.Failf(wss.ReasonTimestamp, "Expires is not after Created")
-		}
 	}
-	tp := m.p.Config.Timestamp
-	switch {
-	case ts.Expires.IsZero() && tp.RequireExpires:
-		return wss.Failf(wss.ReasonTimestamp, "no Expires")
-	case created.After(m.now.Add(tp.FutureSkew)):
-		return wss.Failf(wss.ReasonTimestamp, "Created is in the future")
-	case m.now.Sub(created) > tp.MaxAge:
-		return wss.Failf(wss.ReasonTimestamp, "Created is older than %s", tp.MaxAge)
-	case !ts.Expires.IsZero() && !m.now.Before(ts.Expires.Add(tp.FutureSkew)):
-		return wss.Failf(wss.ReasonTimestamp, "expired")
+	if err := m.p.CheckTimestamp(ts, m.now); err != nil {
+		return err
 	}
 	m.res.Timestamp = ts
 	return nil
 }
 
-// parseDateTime parses an xsd:dateTime that must be in UTC with a literal Z
-// (BSP R3217): YYYY-MM-DDThh:mm:ss[.fraction]Z. Offsets, missing zones,
-// leap seconds, signs and years beyond four digits are refused.
-func parseDateTime(s string) (time.Time, error) {
-	const base = len("2006-01-02T15:04:05")
-	bad := wss.Failf(wss.ReasonTimestamp, "not an xsd:dateTime in UTC")
-	if len(s) < base+1 || len(s) > base+11 || s[len(s)-1] != 'Z' {
-		return time.Time{}, bad
-	}
-	for k, c := range []byte(s[:base]) {
-		want := "dddd-dd-ddTdd:dd:dd"[k]
-		if (want == 'd' && (c < '0' || c > '9')) || (want != 'd' && c != want) {
-			return time.Time{}, bad
-		}
-	}
-	frac := s[base : len(s)-1]
-	if frac != "" {
-		if len(frac) < 2 || frac[0] != '.' {
-			return time.Time{}, bad
-		}
-		for _, c := range []byte(frac[1:]) {
-			if c < '0' || c > '9' {
-				return time.Time{}, bad
-			}
-		}
-	}
-	t, err := time.Parse("2006-01-02T15:04:05"+fracLayout(frac)+"Z07:00", s)
-	if err != nil {
-		return time.Time{}, bad
-	}
-	return t.UTC(), nil
-}
-
-func fracLayout(frac string) string {
-	if frac == "" {
-		return ""
-	}
-	b := []byte(".")
-	for range len(frac) - 1 {
-		b = append(b, '9')
-	}
-	return string(b)
-}
+// parseDateTime is wss.ParseDateTime: both engines read dates the same way.
+func parseDateTime(s string) (time.Time, error) { return wss.ParseDateTime(s) }

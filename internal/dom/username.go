@@ -70,9 +70,8 @@ func (m *message) usernameToken(u int) error {
 		if err != nil {
 			return err
 		}
-		tp := m.p.Config.Timestamp
-		if t.After(m.now.Add(tp.FutureSkew)) || m.now.Sub(t) > up.MaxAge {
-			return wss.Failf(wss.ReasonTimestamp, "UsernameToken Created out of window")
+		if err := m.p.CheckUsernameCreated(t, m.now); err != nil {
+			return err
 		}
 		tok.Created = t
 	}

@@ -1,30 +1,11 @@
 package dom
 
 import (
-	"encoding/base64"
-
 	"github.com/wssgw/wssgw/internal/wss"
 )
 
-// b64 decodes base64 element content. XML Signature's base64 (RFC 2045)
-// allows white space anywhere, so it is dropped first; nothing else is
-// tolerated (no padding tricks: StdEncoding is strict about trailing bits).
-func b64(s string) ([]byte, error) {
-	clean := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case ' ', '\t', '\n', '\r':
-		default:
-			clean = append(clean, c)
-		}
-	}
-	out := make([]byte, base64.StdEncoding.DecodedLen(len(clean)))
-	n, err := base64.StdEncoding.Strict().Decode(out, clean)
-	if err != nil || len(clean) == 0 {
-		return nil, wss.Failf(wss.ReasonMalformed, "bad base64")
-	}
-	return out[:n], nil
-}
+// b64 is wss.DecodeBase64: both engines read base64 the same way.
+func b64(s string) ([]byte, error) { return wss.DecodeBase64(s) }
 
 // only returns the single child element of i, or an error naming what.
 func (m *message) only(i int, what string) (int, error) {
