@@ -28,11 +28,18 @@ func (p *Policy) Check(ctx context.Context, r *Result, now time.Time) error {
 	}
 	if c.Has(config.RequireSignature) && r.Signer() == nil {
 		// An HMAC signature proves possession of a key the message itself
-		// transported; a policy requiring a signature wants a trusted signer.
+		// transported (an EncryptedKey anyone can make for wssgw's
+		// certificate); a policy requiring a signature wants a trusted
+		// signer. Such a message passes a policy that requires encryption
+		// or a UsernameToken instead, its HMAC verified but vouching for
+		// no one.
 		return Failf(ReasonPolicy, "no signature by a trusted certificate")
 	}
 	for _, part := range p.Signed {
-		if err := p.requireCovered(r, part, r.Covered, "signed"); err != nil {
+		// Only a trusted signer's signature covers a required part: an
+		// unauthenticated HMAC signature over the Body next to a trusted
+		// signature over the Timestamp alone must not pass.
+		if err := p.requireCovered(r, part, r.SignedByTrusted, "signed"); err != nil {
 			return err
 		}
 	}

@@ -57,13 +57,23 @@ func TestCheck(t *testing.T) {
 		result func(*Result)
 		want   Reason
 	}{
-		"ok/signed":               {},
-		"ok/header-signed":        {policy: func(p *config.Policy) { p.SignedParts = []string{"Body", "{" + wsaTo.Space + "}To"} }},
-		"ok/header-absent":        {policy: func(p *config.Policy) { p.SignedParts = []string{"{urn:x}Absent"} }},
-		"fail/no-signature":       {result: func(r *Result) { r.Signatures = nil }, want: ReasonMissing},
-		"fail/no-timestamp":       {result: func(r *Result) { r.Timestamp = nil }, want: ReasonMissing},
-		"fail/hmac-only":          {result: func(r *Result) { r.Signatures[0].Signer = nil }, want: ReasonPolicy},
-		"fail/body-not-covered":   {result: func(r *Result) { r.Signatures[0].Covered = []int{50, 30} }, want: ReasonPolicy},
+		"ok/signed":             {},
+		"ok/header-signed":      {policy: func(p *config.Policy) { p.SignedParts = []string{"Body", "{" + wsaTo.Space + "}To"} }},
+		"ok/header-absent":      {policy: func(p *config.Policy) { p.SignedParts = []string{"{urn:x}Absent"} }},
+		"fail/no-signature":     {result: func(r *Result) { r.Signatures = nil }, want: ReasonMissing},
+		"fail/no-timestamp":     {result: func(r *Result) { r.Timestamp = nil }, want: ReasonMissing},
+		"fail/hmac-only":        {result: func(r *Result) { r.Signatures[0].Signer = nil }, want: ReasonPolicy},
+		"fail/body-not-covered": {result: func(r *Result) { r.Signatures[0].Covered = []int{50, 30} }, want: ReasonPolicy},
+		// The trusted signature covers the Timestamp only; an HMAC
+		// signature (no signer: its key came from an EncryptedKey) covers
+		// the Body. The Body is not signed by anyone the policy trusts.
+		"fail/body-covered-by-hmac-only": {result: func(r *Result) {
+			r.Signatures[0].Covered = []int{50, 30}
+			r.Signatures = append(r.Signatures, Signature{KeyReference: KeyRefEncryptedKey, Covered: []int{100}})
+		}, want: ReasonPolicy},
+		"ok/hmac-and-trusted-signature": {result: func(r *Result) {
+			r.Signatures = append([]Signature{{KeyReference: KeyRefEncryptedKey, Covered: []int{100, 50}}}, r.Signatures...)
+		}},
 		"fail/wrapped-body":       {result: func(r *Result) { r.Body = 200 }, want: ReasonPolicy},
 		"fail/timestamp-unsigned": {result: func(r *Result) { r.Signatures[0].Covered = []int{100} }, want: ReasonPolicy},
 		"fail/header-unsigned": {

@@ -27,6 +27,7 @@ const (
 	ReasonPolicy                           // verified facts do not meet the policy
 	ReasonReplay                           // a message or nonce seen before
 	ReasonReplayStore                      // the replay store is unavailable (fail closed)
+	ReasonShadow                           // the template path and the DOM engine disagreed (shadow check)
 	numReasons
 )
 
@@ -46,6 +47,7 @@ var reasonNames = [numReasons]string{
 	ReasonPolicy:         "policy",
 	ReasonReplay:         "replay",
 	ReasonReplayStore:    "replay_store",
+	ReasonShadow:         "shadow",
 }
 
 // String is the metric label of r.

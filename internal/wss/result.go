@@ -44,6 +44,11 @@ type Result struct {
 	GateTime, DecryptTime time.Duration
 	// ProcessTime is the engine's whole time; PolicyTime that of Check.
 	ProcessTime, PolicyTime time.Duration
+	// MatchTime is the template automaton's matching time, and Lookup its
+	// result (a metrics label: hit, no_template, rejected, disabled), empty
+	// when no automaton ran.
+	MatchTime time.Duration
+	Lookup    string
 }
 
 // Part is an element of the document: its expanded name and start offset.
@@ -129,6 +134,27 @@ type AlgorithmUse struct {
 // start.
 func (r *Result) Covered(start int) bool {
 	for _, s := range r.Signatures {
+		for _, c := range s.Covered {
+			if c == start {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SignedByTrusted reports whether a verified signature with a trusted X.509
+// signer covers the element at start. An HMAC signature keyed by an
+// EncryptedKey does not count: wssgw unwrapped that key with its own
+// private key, so anyone who has wssgw's certificate can make one (WSS 1.1
+// §7.5 binds the EncryptedKey to the recipient, not to the sender), and a
+// part it covers is not authenticated. That is also why such a signature
+// never satisfies "require: [signature]" (Check).
+func (r *Result) SignedByTrusted(start int) bool {
+	for _, s := range r.Signatures {
+		if s.Signer == nil {
+			continue
+		}
 		for _, c := range s.Covered {
 			if c == start {
 				return true

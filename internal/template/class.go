@@ -1,0 +1,188 @@
+package template
+
+import (
+	"unicode/utf8"
+
+	"github.com/wssgw/wssgw/internal/xmlscan"
+)
+
+// class is a slot's content class, checked on every match. A class never
+// admits markup, so a matched message has exactly the element structure of
+// the message the template was learned from.
+type class uint8
+
+const (
+	classText     class = iota + 1 // leaf element character data
+	classAttr                      // payload attribute value
+	classID                        // an Id attribute value
+	classRef                       // "#id" of a Reference
+	classBase64                    // base64 element content
+	classDateTime                  // xsd:dateTime element content
+)
+
+var classNames = [...]string{"", "text", "attr", "id", "ref", "base64", "dateTime"}
+
+func (c class) String() string { return classNames[c] }
+
+// textual reports whether the slot is element content (it ends at '<').
+func (c class) textual() bool {
+	return c == classText || c == classBase64 || c == classDateTime
+}
+
+// limit kinds: which gate limit bounds a slot.
+const (
+	limitText   = iota // MaxTextLen
+	limitBase64        // MaxBase64Len (ds, xenc, wsse element content)
+	limitAttr          // MaxAttrValueLen
+)
+
+// check reports whether v belongs to class c within the gate limits.
+func check(c class, v []byte, lim *xmlscan.Limits, limit uint8) bool {
+	switch limit {
+	case limitText:
+		if len(v) > lim.MaxTextLen {
+			return false
+		}
+	case limitBase64:
+		if len(v) > lim.MaxBase64Len {
+			return false
+		}
+	default:
+		if len(v) > lim.MaxAttrValueLen {
+			return false
+		}
+	}
+	switch c {
+	case classText:
+		return charData(v, false)
+	case classAttr:
+		return charData(v, true)
+	case classID:
+		return len(v) > 0 && len(v) <= 256 && idChars(v)
+	case classRef:
+		return len(v) > 1 && len(v) <= 257 && v[0] == '#' && idChars(v[1:])
+	case classBase64:
+		for _, b := range v {
+			if !base64Chars[b] {
+				return false
+			}
+		}
+		return true
+	case classDateTime:
+		if len(v) > 40 {
+			return false
+		}
+		for _, b := range v {
+			if !(b >= '0' && b <= '9' || b == '-' || b == ':' || b == '.' || b == 'T' || b == 'Z') {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+var base64Chars = func() (t [256]bool) {
+	for _, s := range []string{"ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789", "+/= \t\r\n"} {
+		for i := 0; i < len(s); i++ {
+			t[s[i]] = true
+		}
+	}
+	return
+}()
+
+// idChars admits ASCII NCName characters starting with a letter or '_':
+// ids need no normalization and compare byte for byte.
+func idChars(v []byte) bool {
+	for i, b := range v {
+		letter := b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '_'
+		if !letter && (i == 0 || !(b >= '0' && b <= '9' || b == '-' || b == '.')) {
+			return false
+		}
+	}
+	return true
+}
+
+// charData checks character data as the gate does (XML 1.0 §2.2, §2.4,
+// §3.3.3): XML characters in UTF-8, no '<', '&' only in a well-formed
+// reference to an XML character, no "]]>" in text, no quote in an
+// attribute value (the slot ends at the quote, so none can occur).
+func charData(v []byte, attr bool) bool {
+	for i := 0; i < len(v); {
+		b := v[i]
+		switch {
+		case b == '<':
+			return false
+		case b == '&':
+			n := refLen(v[i:])
+			if n == 0 {
+				return false
+			}
+			i += n
+			continue
+		case b == '>' && !attr && i >= 2 && v[i-1] == ']' && v[i-2] == ']':
+			return false
+		case b < 0x20 && b != '\t' && b != '\n' && b != '\r':
+			return false
+		case b >= 0x80:
+			r, n := utf8.DecodeRune(v[i:])
+			if r == utf8.RuneError || !xmlChar(r) {
+				return false
+			}
+			i += n
+			continue
+		}
+		i++
+	}
+	return true
+}
+
+func xmlChar(r rune) bool {
+	return r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF || r == '\t' || r == '\n' || r == '\r'
+}
+
+// refLen returns the length of a well-formed predefined entity or
+// character reference at the start of v, or 0.
+func refLen(v []byte) int {
+	for _, e := range [...]string{"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"} {
+		if len(v) >= len(e) && string(v[:len(e)]) == e {
+			return len(e)
+		}
+	}
+	if len(v) < 4 || v[1] != '#' {
+		return 0
+	}
+	hex := v[2] == 'x'
+	i := 2
+	if hex {
+		i = 3
+	}
+	var r rune
+	start := i
+	for ; i < len(v) && i < start+8; i++ {
+		c := v[i]
+		switch {
+		case c >= '0' && c <= '9':
+			r = r*base(hex) + rune(c-'0')
+		case hex && c >= 'a' && c <= 'f':
+			r = r*16 + rune(c-'a'+10)
+		case hex && c >= 'A' && c <= 'F':
+			r = r*16 + rune(c-'A'+10)
+		case c == ';':
+			if i == start || !xmlChar(r) {
+				return 0
+			}
+			return i + 1
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+func base(hex bool) rune {
+	if hex {
+		return 16
+	}
+	return 10
+}

@@ -1,0 +1,204 @@
+package template
+
+import (
+	"crypto/x509"
+	"errors"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/wssgw/wssgw/internal/dom"
+	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/wss"
+	"github.com/wssgw/wssgw/internal/xmlscan"
+)
+
+// Engine is the template automaton in front of the DOM engine for one set
+// of gate limits: a wss.Engine. Hits are verified on the template path;
+// misses go to the DOM engine, whose accepted messages teach the store.
+type Engine struct {
+	dom     *dom.Engine
+	scanner *xmlscan.Scanner
+	limits  xmlscan.Limits
+	store   *Store
+	log     *slog.Logger
+	certs   certCache
+	runs    sync.Pool
+}
+
+// New returns an engine with the store's templates in front of d, gating
+// with cfg (the same configuration as d's). log may be nil.
+func New(d *dom.Engine, cfg xmlscan.Config, s *Store, log *slog.Logger) (*Engine, error) {
+	sc, err := xmlscan.NewScanner(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	e := &Engine{dom: d, scanner: sc, limits: sc.Limits(), store: s, log: log}
+	e.runs.New = func() any { return &run{} }
+	return e, nil
+}
+
+// Store is the engine's template store.
+func (e *Engine) Store() *Store { return e.store }
+
+// maxVisits bounds backtracking per slot of input.
+const maxVisits = 64
+
+// Process verifies data on the template path when a template matches, else
+// on the DOM engine (learning from it when it accepts).
+func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result, error) {
+	if e.store == nil || p != e.store.policy {
+		res, err := e.dom.Process(data, p, now)
+		if res != nil {
+			res.Lookup = metrics.LookupDisabled
+		}
+		return res, err
+	}
+	start := time.Now()
+	root := e.store.root.Load()
+	if root == nil || len(data) > e.limits.MaxBytes {
+		return e.slow(data, p, now, metrics.LookupNoTemplate, 0)
+	}
+	r := e.runs.Get().(*run)
+	defer e.put(r)
+	mt := matcher{data: data, caps: r.caps[:0], budget: maxVisits * (len(data)/64 + 16), limits: &e.limits}
+	t := mt.walk(root, 0)
+	r.caps = mt.caps
+	match := time.Since(start)
+	if t == nil {
+		why := metrics.LookupNoTemplate
+		if mt.rejects {
+			why = metrics.LookupRejected
+		}
+		return e.slow(data, p, now, why, match)
+	}
+	r.t, r.data, r.p, r.now, r.e = t, data, p, now.UTC(), e
+	res, err := r.exec()
+	var fb *fallback
+	if errors.As(err, &fb) {
+		return e.slow(data, p, now, metrics.LookupRejected, match)
+	}
+	t.hits.Add(1)
+	t.lastHit.Store(start.UnixNano())
+	if rand.Float64() < e.store.opts.ShadowRate {
+		if err := e.shadow(t, data, p, now, res, err); err != nil {
+			return &wss.Result{Lookup: metrics.LookupHit, MatchTime: match}, err
+		}
+	}
+	if err != nil {
+		return &wss.Result{Lookup: metrics.LookupHit, MatchTime: match, ProcessTime: time.Since(start)}, err
+	}
+	res.Lookup, res.MatchTime, res.ProcessTime = metrics.LookupHit, match, time.Since(start)
+	return res, nil
+}
+
+func (e *Engine) put(r *run) {
+	*r = run{caps: r.caps[:0], buf: r.buf[:0], norm: r.norm[:0], tmp: r.tmp[:0]}
+	e.runs.Put(r)
+}
+
+// slow runs the DOM engine and learns from an accepted message.
+func (e *Engine) slow(data []byte, p *wss.Policy, now time.Time, lookup string, match time.Duration) (*wss.Result, error) {
+	res, err := e.dom.Process(data, p, now)
+	if err != nil {
+		return res, err
+	}
+	res.Lookup, res.MatchTime = lookup, match
+	e.learn(data, res, p)
+	return res, nil
+}
+
+// learn adds the message's template, within the learning rate.
+func (e *Engine) learn(data []byte, res *wss.Result, p *wss.Policy) {
+	s := e.store
+	if !s.allow(time.Now()) {
+		s.skipped(metrics.SkipRateLimited)
+		return
+	}
+	t, err := learn(e.scanner, data, res, p)
+	if err != nil {
+		s.skipped(metrics.SkipUnsupported)
+		e.log.Debug("template not learned", "policy", p.Name, "error", err)
+		return
+	}
+	if ok, why := s.add(t); !ok && why != "" {
+		s.skipped(why)
+	} else if ok {
+		e.log.Info("template learned", "policy", p.Name, "template", t.ID, "slots", len(t.slots), "bytes", t.size)
+	}
+}
+
+func (s *Store) skipped(reason string) {
+	if s.metrics != nil {
+		s.metrics.Skipped(reason)
+	}
+}
+
+// shadow re-verifies a template-path verdict on the DOM engine; any
+// disagreement rejects the message (DESIGN.md §4).
+func (e *Engine) shadow(t *Template, data []byte, p *wss.Policy, now time.Time, res *wss.Result, err error) error {
+	dres, derr := e.dom.Process(data, p, now)
+	diff := Compare(res, err, dres, derr, p.Config.KeepSecurityHeader)
+	if diff == "" {
+		e.store.shadowResult(metrics.ShadowAgree)
+		return nil
+	}
+	e.store.shadowResult(metrics.ShadowDisagree)
+	e.log.Error("template and DOM engine disagree", "policy", p.Name, "template", t.ID, "difference", diff,
+		"template_error", errString(err), "dom_error", errString(derr))
+	return wss.Failf(wss.ReasonShadow, "template path and DOM engine disagree: %s", diff)
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func (s *Store) shadowResult(r string) {
+	if s.metrics != nil {
+		s.metrics.Shadow(r)
+	}
+}
+
+// certCache keeps parsed token certificates by their base64 text, so a
+// partner's certificate is parsed once (trust decisions are cached by the
+// trust store).
+type certCache struct {
+	mu sync.RWMutex
+	m  map[string]*x509.Certificate
+}
+
+const certCacheMax = 256
+
+func (c *certCache) get(b64 []byte) *x509.Certificate {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.m[string(b64)]
+}
+
+func (e *Engine) certificate(b64 []byte) (*x509.Certificate, error) {
+	if c := e.certs.get(b64); c != nil {
+		return c, nil
+	}
+	der, err := wss.DecodeBase64(b64)
+	if err != nil {
+		return nil, err
+	}
+	c, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, wss.Wrap(wss.ReasonToken, err, "BinarySecurityToken")
+	}
+	e.certs.mu.Lock()
+	if len(e.certs.m) >= certCacheMax || e.certs.m == nil {
+		e.certs.m = map[string]*x509.Certificate{}
+	}
+	e.certs.m[string(b64)] = c
+	e.certs.mu.Unlock()
+	return c, nil
+}

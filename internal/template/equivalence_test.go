@@ -1,0 +1,48 @@
+package template
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/signer"
+	"github.com/wssgw/wssgw/internal/testpki"
+)
+
+// TestSecondMessageHits: the first message of a shape is learned, the
+// next of the same shape (new ids, digests, signature, timestamp, payload
+// values) is verified on the template path with the DOM engine's facts.
+func TestSecondMessageHits(t *testing.T) {
+	f := newFixture(t, nil, testOptions())
+	type keyCase struct {
+		leaf *testpki.Leaf
+		ref  string
+	}
+	cases := map[string]keyCase{
+		"rsa-bst": {f.rsa, signer.RefBST}, "rsa-issuer-serial": {f.rsa, signer.RefIssuerSerial},
+		"rsa-ski": {f.rsa, signer.RefSKI}, "ec-thumbprint": {f.ec, signer.RefThumbprint}, "ec-bst": {f.ec, signer.RefBST},
+	}
+	for name, c := range cases {
+		for _, v12 := range []bool{false, true} {
+			t.Run(fmt.Sprintf("ok/%s/v12=%v", name, v12), func(t *testing.T) {
+				first := f.sign(t, envelope(v12, 3, "first"), c.leaf, c.ref, f.now, nil)
+				res, err := f.engine.Process(first, f.policy, f.now)
+				require.NoError(t, err)
+				require.NotEqual(t, metrics.LookupHit, res.Lookup)
+				for k, text := range []string{"second &amp; &lt;more&gt; &#x41;", "third"} {
+					msg := f.sign(t, envelope(v12, 3, text), c.leaf, c.ref, f.now.Add(time.Duration(k+1)*time.Second), nil)
+					got, gerr := f.engine.Process(msg, f.policy, f.now)
+					want, werr := f.dom.Process(msg, f.policy, f.now)
+					require.NoError(t, werr)
+					require.NoError(t, gerr)
+					assert.Equal(t, metrics.LookupHit, got.Lookup, "message %d", k)
+					assert.Empty(t, Compare(got, gerr, want, werr, false))
+				}
+			})
+		}
+	}
+}

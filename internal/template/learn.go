@@ -1,0 +1,416 @@
+package template
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/wssgw/wssgw/internal/c14n"
+	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/wss"
+	"github.com/wssgw/wssgw/internal/xmlscan"
+)
+
+const (
+	nsWSSE = xmlscan.NamespaceWSSE
+	nsWSU  = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
+	nsDS   = xmlscan.NamespaceDSig
+	nsExc  = c14n.AlgExcC14N
+
+	vtX509v3 = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-x509-token-profile-1.0#X509v3"
+	trSTR    = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#STR-Transform"
+	pwDigest = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordDigest"
+
+	// marker replaces slot values in the copy that is canonicalized to
+	// learn the C14N templates: plain ASCII, unchanged by any c14n.
+	marker    = "wSsGw"
+	markerLen = len(marker) + 7 // wSsGw + 6 digits + 'Z'
+)
+
+// errUnsupported is a shape the template path does not handle: the DOM
+// engine keeps it.
+var errUnsupported = errors.New("template: unsupported shape")
+
+func unsupported(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", errUnsupported, fmt.Sprintf(format, a...))
+}
+
+// secretSlots are the Security header elements whose content varies per
+// message, with their class. All other content of the header is constant.
+var secretSlots = map[[2]string]class{
+	{nsDS, "DigestValue"}:                  classBase64,
+	{nsDS, "SignatureValue"}:               classBase64,
+	{nsWSSE, "BinarySecurityToken"}:        classBase64,
+	{nsWSSE, "Nonce"}:                      classBase64,
+	{nsWSU, "Created"}:                     classDateTime,
+	{nsWSU, "Expires"}:                     classDateTime,
+	{nsWSSE, "Username"}:                   classText,
+	{nsWSSE, "Password"}:                   classText,
+	{xmlscan.NamespaceXEnc, "CipherValue"}: classBase64,
+}
+
+type slotAt struct {
+	start, end int
+	elem       int // the element the slot belongs to
+	slot
+}
+
+// learner turns one accepted message and the DOM engine's facts into a
+// Template.
+type learner struct {
+	data  []byte
+	d     *xmlscan.Document
+	md    *xmlscan.Document // the marked copy
+	res   *wss.Result
+	p     *wss.Policy
+	sec   int
+	slots []slotAt
+	t     *Template
+	// constBuf holds all constant bytes, so canonical literals can share it.
+	constBuf []byte
+	extra    int // bytes of canonical literals not found in constBuf
+}
+
+// learn builds the template of data, which the DOM engine accepted with
+// facts res under policy p.
+func learn(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy) (*Template, error) {
+	if len(res.Decrypted) > 0 {
+		return nil, unsupported("decrypted content")
+	}
+	for _, s := range res.Signatures {
+		if s.Signer == nil {
+			return nil, unsupported("HMAC signature")
+		}
+	}
+	if bytes.Contains(data, []byte(marker)) {
+		return nil, unsupported("marker in message")
+	}
+	l := &learner{data: data, d: new(xmlscan.Document), md: new(xmlscan.Document), res: res, p: p, sec: -1}
+	if err := sc.Scan(data, l.d); err != nil {
+		return nil, fmt.Errorf("template: %w", err)
+	}
+	if len(l.d.Misc) > 0 {
+		return nil, unsupported("comments or CDATA")
+	}
+	for i := range l.d.Elements {
+		if l.d.Elements[i].Start == res.Security[0] {
+			l.sec = i
+		}
+	}
+	if err := l.collect(); err != nil {
+		return nil, err
+	}
+	l.fragments()
+	if err := l.mark(sc); err != nil {
+		return nil, err
+	}
+	if err := l.bind(); err != nil {
+		return nil, err
+	}
+	if err := l.program(); err != nil {
+		return nil, err
+	}
+	l.finish()
+	return l.t, nil
+}
+
+func (l *learner) inSec(i int) bool {
+	return l.sec >= 0 && i >= l.sec && i < l.d.Elements[l.sec].Next
+}
+
+func isSOAP(space string) bool { return space == soap.NS11 || space == soap.NS12 }
+
+func isID(a *xmlscan.Attr) bool {
+	return a.Local == "Id" || a.Local == "ID" || (a.Local == "id" && a.Space == xmlscan.NamespaceXML)
+}
+
+func contentLimit(space string) uint8 {
+	switch space {
+	case xmlscan.NamespaceDSig, xmlscan.NamespaceDSig11, xmlscan.NamespaceXEnc, xmlscan.NamespaceXEnc11, nsWSSE, xmlscan.NamespaceWSSE11:
+		return limitBase64
+	}
+	return limitText
+}
+
+// collect decides which attribute values and texts are slots.
+func (l *learner) collect() error {
+	d := l.d
+	for i := range d.Elements {
+		e := &d.Elements[i]
+		sec := l.inSec(i)
+		for j := e.Attrs.Start; j < e.Attrs.End; j++ {
+			a := &d.Attrs[j]
+			c := class(0)
+			switch {
+			case isID(a):
+				c = classID
+			case sec && a.Space == "" && a.Local == "URI" && e.Local == "Reference" && (e.Space == nsDS || e.Space == nsWSSE):
+				c = classRef
+			case sec || isSOAP(e.Space) || isSOAP(a.Space):
+			default:
+				c = classAttr
+			}
+			if c != 0 {
+				l.slots = append(l.slots, slotAt{start: a.Value.Start, end: a.Value.End, elem: i,
+					slot: slot{class: c, term: a.Quote, limit: limitAttr, name: e.Local + "@" + a.Local}})
+			}
+		}
+		if err := l.text(i, sec); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(l.slots, func(a, b slotAt) int { return a.start - b.start })
+	return nil
+}
+
+// text makes a leaf element's content a slot; mixed content is not
+// learned.
+func (l *learner) text(i int, sec bool) error {
+	d := l.d
+	e := &d.Elements[i]
+	if e.Flags&xmlscan.FlagEmpty != 0 {
+		return nil
+	}
+	if e.Next != i+1 {
+		if !sec && !isSOAP(e.Space) && l.mixed(i) {
+			return unsupported("mixed content in %s", e.Local)
+		}
+		return nil
+	}
+	content := l.data[e.StartEnd:e.EndStart]
+	if len(content) == 0 || allSpace(content) {
+		return nil
+	}
+	c := classText
+	if sec {
+		var ok bool
+		if c, ok = secretSlots[[2]string{e.Space, e.Local}]; !ok {
+			return nil
+		}
+	}
+	l.slots = append(l.slots, slotAt{start: e.StartEnd, end: e.EndStart, elem: i,
+		slot: slot{class: c, term: '<', limit: contentLimit(e.Space), name: e.Local}})
+	return nil
+}
+
+// mixed reports whether element i has non-space text beside its children.
+func (l *learner) mixed(i int) bool {
+	d := l.d
+	e := &d.Elements[i]
+	pos := e.StartEnd
+	for c := d.FirstChild(i); c >= 0; c = d.NextSibling(c) {
+		if !allSpace(l.data[pos:d.Elements[c].Start]) {
+			return true
+		}
+		pos = d.Elements[c].End
+	}
+	return !allSpace(l.data[pos:e.EndStart])
+}
+
+func allSpace(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// fragments cuts the constant bytes between the slots into one buffer.
+func (l *learner) fragments() {
+	t := &Template{}
+	buf := make([]byte, 0, len(l.data))
+	bounds := make([]int, 0, len(l.slots)+2)
+	pos := 0
+	bounds = append(bounds, 0)
+	for _, s := range l.slots {
+		buf = append(buf, l.data[pos:s.start]...)
+		bounds = append(bounds, len(buf))
+		pos = s.end
+		t.slots = append(t.slots, s.slot)
+	}
+	buf = append(buf, l.data[pos:]...)
+	bounds = append(bounds, len(buf))
+	for k := 0; k+1 < len(bounds); k++ {
+		t.frags = append(t.frags, buf[bounds[k]:bounds[k+1]:bounds[k+1]])
+	}
+	l.constBuf = buf
+	l.t = t
+}
+
+func markerOf(k int) string { return fmt.Sprintf("%s%06dZ", marker, k) }
+
+// mark gates a copy with every slot replaced by a marker: canonicalizing
+// it gives the canonical forms with the slots' places marked.
+func (l *learner) mark(sc *xmlscan.Scanner) error {
+	var b []byte
+	for k, f := range l.t.frags {
+		b = append(b, f...)
+		if k < len(l.slots) {
+			b = append(b, markerOf(k)...)
+		}
+	}
+	if err := sc.Scan(b, l.md); err != nil {
+		return unsupported("marked copy: %v", err)
+	}
+	if len(l.md.Elements) != len(l.d.Elements) {
+		return unsupported("marked copy differs")
+	}
+	return nil
+}
+
+// slotAtOffset returns the slot starting at offset start, or -1.
+func (l *learner) slotAtOffset(start int) int {
+	k, ok := slices.BinarySearchFunc(l.slots, start, func(s slotAt, v int) int { return s.start - v })
+	if !ok {
+		return -1
+	}
+	return k
+}
+
+func (l *learner) value(k int) []byte { return l.data[l.slots[k].start:l.slots[k].end] }
+
+// bind records the binding constraints: every Reference URI slot names an
+// id slot, and all id slots are distinct.
+func (l *learner) bind() error {
+	ids := map[string]int{}
+	for k, s := range l.slots {
+		if s.class == classID {
+			l.t.ids = append(l.t.ids, k)
+			ids[string(l.value(k))] = k
+		}
+	}
+	for k, s := range l.slots {
+		if s.class != classRef {
+			continue
+		}
+		id, ok := ids[string(l.value(k)[1:])]
+		if !ok {
+			return unsupported("reference %s to no id", l.value(k))
+		}
+		l.t.bindings = append(l.t.bindings, binding{ref: k, id: id})
+	}
+	return nil
+}
+
+// target returns the element a Reference URI slot points to.
+func (l *learner) target(refSlot int) int {
+	for _, b := range l.t.bindings {
+		if b.ref == refSlot {
+			return l.slots[b.id].elem
+		}
+	}
+	return -1
+}
+
+// textSlot returns the slot holding element i's content, or -1.
+func (l *learner) textSlot(i int) int {
+	k := l.slotAtOffset(l.d.Elements[i].StartEnd)
+	if k >= 0 && l.slots[k].elem == i && l.slots[k].class.textual() {
+		return k
+	}
+	return -1
+}
+
+// attrSlot returns the slot of element i's unqualified attribute local.
+func (l *learner) attrSlot(i int, local string) int {
+	j := l.d.FindAttr(i, "", local)
+	if j < 0 {
+		return -1
+	}
+	return l.slotAtOffset(l.d.Attrs[j].Value.Start)
+}
+
+// anchor locates offset o of the learned message.
+func (l *learner) anchor(o int) anchor {
+	start := 0
+	for k, f := range l.t.frags {
+		if o >= start && o <= start+len(f) {
+			return anchor{frag: k, delta: o - start}
+		}
+		if k < len(l.slots) {
+			start = l.slots[k].end
+		}
+	}
+	return anchor{frag: -1}
+}
+
+// canon learns the canonical form of element i under alg as pieces.
+func (l *learner) canon(i int, alg string, prefixes []string) ([]piece, error) {
+	out, err := c14n.Canonicalize(alg, l.md, i, prefixes, nil)
+	if err != nil {
+		return nil, unsupported("c14n: %v", err)
+	}
+	var ps []piece
+	for len(out) > 0 {
+		at := bytes.Index(out, []byte(marker))
+		if at < 0 {
+			ps = append(ps, piece{lit: l.share(out), slot: -1})
+			break
+		}
+		if at > 0 {
+			ps = append(ps, piece{lit: l.share(out[:at]), slot: -1})
+		}
+		if len(out) < at+markerLen || out[at+markerLen-1] != 'Z' {
+			return nil, unsupported("marker mangled by c14n")
+		}
+		k, err := strconv.Atoi(string(out[at+len(marker) : at+markerLen-1]))
+		if err != nil || k >= len(l.slots) {
+			return nil, unsupported("marker mangled by c14n")
+		}
+		ps = append(ps, piece{slot: k})
+		out = out[at+markerLen:]
+	}
+	return ps, nil
+}
+
+// share returns b as a slice of the constant buffer when it occurs there,
+// so canonical literals cost no memory of their own; else a copy.
+func (l *learner) share(b []byte) []byte {
+	if at := bytes.Index(l.constBuf, b); at >= 0 {
+		return l.constBuf[at : at+len(b) : at+len(b)]
+	}
+	l.extra += len(b)
+	return append([]byte(nil), b...)
+}
+
+// finish fills in the identity, size and exemplar.
+func (l *learner) finish() {
+	t := l.t
+	h := sha256.New()
+	for k, f := range t.frags {
+		fmt.Fprintf(h, "%d:", len(f))
+		h.Write(f)
+		if k < len(t.slots) {
+			fmt.Fprintf(h, "|%d/%d|", t.slots[k].class, t.slots[k].limit)
+		}
+	}
+	t.ID = hex.EncodeToString(h.Sum(nil)[:8])
+	t.exemplar = l.values()
+	t.size = cap(l.constBuf) + len(t.exemplar) + l.extra + 64*len(t.slots) + 512
+	for _, s := range t.steps {
+		if s.sig != nil {
+			t.size += 24 * len(s.sig.signedInfo)
+			for _, r := range s.sig.refs {
+				t.size += 24 * len(r.canon)
+			}
+		}
+	}
+}
+
+// values are the learned slot values, length-prefixed: with the fragments
+// they rebuild the message, which is what export writes.
+func (l *learner) values() []byte {
+	var b []byte
+	for k := range l.slots {
+		v := l.value(k)
+		b = strconv.AppendInt(b, int64(len(v)), 10)
+		b = append(b, ':')
+		b = append(b, v...)
+	}
+	return b
+}

@@ -1,0 +1,321 @@
+package template
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"strconv"
+	"time"
+
+	"github.com/wssgw/wssgw/internal/c14n"
+	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/wss"
+	"github.com/wssgw/wssgw/internal/xmlscan"
+)
+
+// errFallback means the template path cannot decide exactly as the DOM
+// engine would: the message goes to the DOM engine.
+type fallback struct{ why string }
+
+func (f *fallback) Error() string { return "template: fall back: " + f.why }
+
+// run is one hit: the bindings, then the DOM engine's work in header
+// order, on the captured values.
+type run struct {
+	t    *Template
+	data []byte
+	caps []span
+	p    *wss.Policy
+	now  time.Time
+	res  *wss.Result
+	buf  []byte // canonical SignedInfo
+	norm []byte // a slot's canonical form
+	tmp  []byte // scratch for normalization
+	e    *Engine
+}
+
+func (r *run) val(k int) []byte { s := r.caps[k]; return r.data[s.start:s.end] }
+
+// at is the offset of an anchor in the matched message.
+func (r *run) at(a anchor) int {
+	if a.frag == 0 {
+		return a.delta
+	}
+	return r.caps[a.frag-1].end + a.delta
+}
+
+func (r *run) exec() (*wss.Result, error) {
+	if f := r.bindings(); f != nil {
+		return nil, f
+	}
+	t := r.t
+	res := &wss.Result{Version: t.version, Document: r.data, Body: r.at(t.body), Security: [2]int{-1, -1}, Token: -1}
+	if t.security[0].frag >= 0 {
+		res.Security = [2]int{r.at(t.security[0]), r.at(t.security[1])}
+	}
+	if len(t.headers) > 0 {
+		res.Headers = make([]wss.Part, len(t.headers))
+		for k, h := range t.headers {
+			res.Headers[k] = wss.Part{Name: h.part.Name, Start: r.at(h.at)}
+		}
+	}
+	r.res = res
+	sigs := 0
+	for _, s := range t.steps {
+		var err error
+		switch {
+		case s.ts != nil:
+			err = r.timestamp(s.ts)
+		case s.ut != nil:
+			err = r.username(s.ut)
+		case s.sig != nil:
+			err = r.signature(s.sig, sigs)
+			sigs++
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// bindings re-checks what the DOM engine established about variable
+// values: each Reference names the id it named when learned, ids are
+// distinct, pinned tokens are unchanged.
+func (r *run) bindings() *fallback {
+	for _, b := range r.t.bindings {
+		ref, id := r.val(b.ref), r.val(b.id)
+		if len(ref) != len(id)+1 || !bytes.Equal(ref[1:], id) {
+			return &fallback{"binding"}
+		}
+	}
+	ids := r.t.ids
+	for i := 0; i < len(ids); i++ {
+		for j := i + 1; j < len(ids); j++ {
+			if bytes.Equal(r.val(ids[i]), r.val(ids[j])) {
+				return &fallback{"duplicate id"}
+			}
+		}
+	}
+	for _, p := range r.t.pinned {
+		if !bytes.Equal(r.val(p.slot), p.value) {
+			return &fallback{"token changed"}
+		}
+	}
+	return nil
+}
+
+func (r *run) timestamp(st *tsStep) error {
+	created, err := wss.ParseDateTime(r.val(st.created))
+	if err != nil {
+		return wss.Wrap(wss.ReasonTimestamp, err, "Created")
+	}
+	ts := &wss.Timestamp{Start: r.at(st.start), Created: created}
+	if st.expires >= 0 {
+		if ts.Expires, err = wss.ParseDateTime(r.val(st.expires)); err != nil {
+			return wss.Wrap(wss.ReasonTimestamp, err, "Expires")
+		}
+	}
+	if err := r.p.CheckTimestamp(ts, r.now); err != nil {
+		return err
+	}
+	r.res.Timestamp = ts
+	return nil
+}
+
+func (r *run) text(k int) []byte {
+	v := r.val(k)
+	if bytes.IndexByte(v, '&') < 0 && bytes.IndexByte(v, '\r') < 0 {
+		return v
+	}
+	out, err := xmlscan.NormalizeText(v, nil)
+	if err != nil {
+		return v
+	}
+	return out
+}
+
+func (r *run) username(st *utStep) error {
+	users := r.p.Users()
+	if users == nil {
+		return wss.Failf(wss.ReasonAuthentication, "policy has no credentials")
+	}
+	tok := &wss.UsernameToken{Start: r.at(st.start), Username: string(r.text(st.name)), Digest: st.digest}
+	if st.digest {
+		n, err := wss.DecodeBase64(r.val(st.nonce))
+		if err != nil {
+			return err
+		}
+		tok.Nonce = n
+		if !users.CheckDigest(tok.Username, n, r.val(st.created), string(r.text(st.password))) {
+			return wss.Failf(wss.ReasonAuthentication, "wrong username or password")
+		}
+	} else {
+		if !r.p.Config.UsernameToken.AllowPasswordText {
+			return wss.Failf(wss.ReasonAuthentication, "PasswordText not allowed")
+		}
+		if !users.CheckText(tok.Username, r.text(st.password)) {
+			return wss.Failf(wss.ReasonAuthentication, "wrong username or password")
+		}
+	}
+	if st.created >= 0 {
+		t, err := wss.ParseDateTime(r.val(st.created))
+		if err != nil {
+			return err
+		}
+		if err := r.p.CheckUsernameCreated(t, r.now); err != nil {
+			return err
+		}
+		tok.Created = t
+	}
+	r.res.Username = tok
+	return nil
+}
+
+// canon writes a canonical form: literals as learned, slots normalized
+// and escaped as C14N 1.0 §2.3 does (fast path: most values need none).
+func (r *run) canon(dst []byte, ps []piece) []byte {
+	for _, p := range ps {
+		if p.slot < 0 {
+			dst = append(dst, p.lit...)
+			continue
+		}
+		dst = r.appendSlot(dst, p.slot)
+	}
+	return dst
+}
+
+var needsText = [256]bool{'&': true, '>': true, '\r': true}
+var needsAttr = [256]bool{'&': true, '"': true, '\t': true, '\n': true, '\r': true}
+
+func (r *run) appendSlot(dst []byte, k int) []byte {
+	v := r.val(k)
+	s := r.t.slots[k]
+	tbl := &needsText
+	if !s.class.textual() {
+		tbl = &needsAttr
+	}
+	plain := true
+	for _, c := range v {
+		if tbl[c] {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return append(dst, v...)
+	}
+	var err error
+	if s.class.textual() {
+		r.tmp, err = xmlscan.NormalizeText(v, r.tmp[:0])
+		if err == nil {
+			return c14n.AppendText(dst, r.tmp)
+		}
+	} else {
+		r.tmp, err = xmlscan.NormalizeAttrValue(v, r.tmp[:0])
+		if err == nil {
+			return c14n.AppendAttr(dst, r.tmp)
+		}
+	}
+	return append(dst, v...) // unreachable: the class admitted only well-formed references
+}
+
+// signature verifies one ds:Signature as the DOM engine does: canonical
+// SignedInfo, key, SignatureValue, then every Reference.
+func (r *run) signature(st *sigStep, n int) error {
+	r.buf = r.canon(r.buf[:0], st.signedInfo)
+	sig := wss.Signature{KeyReference: st.keyRef, Method: st.method, C14N: st.c14n}
+	id, err := r.signer(st)
+	if err != nil {
+		return err
+	}
+	sig.Signer = id
+	sig.KeyBits = crypto.SignatureKeyBits(id.Certificate.PublicKey)
+	value, err := wss.DecodeBase64(r.val(st.value))
+	if err != nil {
+		return err
+	}
+	if err := crypto.VerifySignature(st.method, id.Certificate.PublicKey, r.buf, value); err != nil {
+		return wss.Wrap(wss.ReasonSignature, err, "SignatureValue")
+	}
+	sig.SignedInfoDigest = sha256.Sum256(r.buf)
+	sig.Covered = make([]int, len(st.refs))
+	for k := range st.refs {
+		if err := r.reference(&st.refs[k]); err != nil {
+			return err
+		}
+		sig.Covered[k] = r.at(st.refs[k].target)
+	}
+	if st.hasToken {
+		r.res.Token = r.at(st.token)
+	}
+	r.res.Signatures = append(r.res.Signatures, sig)
+	r.keySize(n, sig.KeyBits)
+	return nil
+}
+
+// keySize makes the n-th key_size usage fact this match's.
+func (r *run) keySize(n, bits int) {
+	t := r.t
+	if n >= len(t.keySizes) {
+		return
+	}
+	want := strconv.Itoa(bits)
+	if r.res.Algorithms == nil {
+		r.res.Algorithms = t.algs
+	}
+	if r.res.Algorithms[t.keySizes[n]].Value != want {
+		if &r.res.Algorithms[0] == &t.algs[0] {
+			r.res.Algorithms = append([]wss.AlgorithmUse(nil), t.algs...)
+		}
+		r.res.Algorithms[t.keySizes[n]].Value = want
+	}
+}
+
+// signer resolves and validates the signing certificate.
+func (r *run) signer(st *sigStep) (*crypto.Identity, error) {
+	ts := r.p.Trust()
+	if ts == nil {
+		return nil, wss.Failf(wss.ReasonUntrusted, "policy trusts no signer")
+	}
+	leaf := st.leaf
+	if st.bst >= 0 {
+		var err error
+		if leaf, err = r.e.certificate(r.val(st.bst)); err != nil {
+			return nil, err
+		}
+	} else if ts != st.trust {
+		// The trust store was reloaded: its index may name another
+		// certificate now.
+		return nil, &fallback{"trust store reloaded"}
+	}
+	id, err := ts.Verify(leaf, nil, r.now, crypto.PurposeSigning)
+	if err != nil {
+		return nil, wss.Wrap(wss.ReasonUntrusted, err, "signer %s", crypto.Reason(err))
+	}
+	return id, nil
+}
+
+func (r *run) reference(rs *refStep) error {
+	want, err := wss.DecodeBase64(r.val(rs.value))
+	if err != nil {
+		return err
+	}
+	h, err := crypto.NewDigest(rs.digest)
+	if err != nil {
+		return wss.Wrap(wss.ReasonAlgorithm, err, "DigestMethod")
+	}
+	var sum [64]byte
+	for _, p := range rs.canon {
+		if p.slot < 0 {
+			h.Write(p.lit)
+			continue
+		}
+		r.norm = r.appendSlot(r.norm[:0], p.slot)
+		h.Write(r.norm)
+	}
+	if subtle.ConstantTimeCompare(h.Sum(sum[:0]), want) != 1 {
+		return wss.Failf(wss.ReasonDigest, "digest does not match")
+	}
+	return nil
+}

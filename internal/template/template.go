@@ -1,0 +1,108 @@
+package template
+
+import (
+	"crypto/x509"
+	"sync/atomic"
+
+	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/wss"
+)
+
+// Template is one learned message shape: constant fragments around typed
+// slots, the bindings re-checked on every match, and the program that
+// redoes the DOM engine's security work on the captured values.
+type Template struct {
+	ID    string // hex of the shape hash: the same shape learned twice is one template
+	frags [][]byte
+	slots []slot
+
+	bindings []binding // Reference URIs ↔ ids
+	ids      []int     // id slots: pairwise distinct
+	pinned   []pin     // slots that must hold the learned value
+
+	version   soap.Version
+	body      anchor
+	security  [2]anchor
+	headers   []partAnchor
+	steps     []step // the Security header's children, in order
+	algs      []wss.AlgorithmUse
+	keySizes  []int // indices into algs of key_size uses, by signature
+	exemplar  []byte
+	size      int
+	learnedAt int64
+
+	hits    atomic.Uint64
+	lastHit atomic.Int64 // unix nanoseconds
+}
+
+// slot is a variable part of the message.
+type slot struct {
+	class class
+	term  byte  // the byte that ends it: '<' or the attribute's quote
+	limit uint8 // which gate limit bounds it
+	name  string
+}
+
+type binding struct{ ref, id int }
+
+type pin struct {
+	slot  int
+	value []byte
+}
+
+// anchor locates an offset of the learned message in a matched one: it is
+// delta bytes into constant fragment frag, which starts where the slot
+// before it ended.
+type anchor struct{ frag, delta int }
+
+type partAnchor struct {
+	part wss.Part
+	at   anchor
+}
+
+// piece is a part of a canonical form: literal bytes, or a slot's value
+// normalized and escaped as C14N requires.
+type piece struct {
+	lit  []byte
+	slot int // -1 for a literal
+}
+
+// step is one child of the Security header the DOM engine processed.
+type step struct {
+	ts  *tsStep
+	ut  *utStep
+	sig *sigStep
+}
+
+type tsStep struct {
+	start            anchor
+	created, expires int // slots; expires -1 when absent
+}
+
+type utStep struct {
+	start          anchor
+	name, password int
+	nonce, created int // -1 when absent
+	digest         bool
+}
+
+type sigStep struct {
+	method, c14n string
+	signedInfo   []piece
+	value        int // SignatureValue slot
+	keyRef       string
+	bst          int // slot of the BinarySecurityToken holding the key, -1
+	token        anchor
+	hasToken     bool
+	leaf         *x509.Certificate  // the looked-up signer, when bst < 0
+	trust        *crypto.TrustStore // the store the lookup was made in
+	refs         []refStep
+}
+
+type refStep struct {
+	digest string
+	canon  []piece
+	value  int // DigestValue slot
+	target anchor
+}

@@ -1,0 +1,143 @@
+package template
+
+import (
+	"bytes"
+
+	"github.com/wssgw/wssgw/internal/xmlscan"
+)
+
+// node is a state of the merged automaton: a constant fragment to compare,
+// then constant continuations (distinct first bytes), slot continuations,
+// or the end of a template. Nodes are immutable once published: learning
+// copies the path it changes (copy-on-write) and swaps the root, so
+// matching never takes a lock.
+type node struct {
+	frag  []byte
+	kids  []*node
+	slots []*slotEdge
+	leaf  *Template
+}
+
+type slotEdge struct {
+	class class
+	term  byte
+	limit uint8
+	next  *node // next.frag starts with term
+}
+
+// insert returns a copy of n with t added. t's sequence continues at
+// fragment k, offset off.
+func insert(n *node, t *Template, k, off int) *node {
+	c := *n
+	rest := t.frags[k][off:]
+	common := commonPrefix(n.frag, rest)
+	if common < len(n.frag) {
+		tail := *n
+		tail.frag = n.frag[common:]
+		c = node{frag: n.frag[:common], kids: []*node{&tail}}
+	}
+	off += common
+	if off == len(t.frags[k]) {
+		if k == len(t.slots) {
+			c.leaf = t
+			return &c
+		}
+		s := t.slots[k]
+		term := t.frags[k+1][0]
+		c.slots = append([]*slotEdge(nil), c.slots...)
+		for i, e := range c.slots {
+			if e.class == s.class && e.term == term && e.limit == s.limit {
+				ne := *e
+				ne.next = insert(e.next, t, k+1, 0)
+				c.slots[i] = &ne
+				return &c
+			}
+		}
+		c.slots = append(c.slots, &slotEdge{class: s.class, term: term, limit: s.limit, next: chain(t, k+1, 0)})
+		return &c
+	}
+	b := t.frags[k][off]
+	c.kids = append([]*node(nil), c.kids...)
+	for i, kid := range c.kids {
+		if kid.frag[0] == b {
+			c.kids[i] = insert(kid, t, k, off)
+			return &c
+		}
+	}
+	c.kids = append(c.kids, chain(t, k, off))
+	return &c
+}
+
+// chain builds the nodes of t from fragment k, offset off, on.
+func chain(t *Template, k, off int) *node {
+	n := &node{frag: t.frags[k][off:]}
+	if k == len(t.slots) {
+		n.leaf = t
+		return n
+	}
+	s := t.slots[k]
+	n.slots = []*slotEdge{{class: s.class, term: t.frags[k+1][0], limit: s.limit, next: chain(t, k+1, 0)}}
+	return n
+}
+
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// span is a captured slot value: data[start:end].
+type span struct{ start, end int }
+
+// matcher is the state of one match.
+type matcher struct {
+	data    []byte
+	caps    []span
+	budget  int  // node visits left: backtracking is bounded
+	rejects bool // some slot failed its class check
+	limits  *xmlscan.Limits
+}
+
+// walk matches n at pos and returns the template whose path matched the
+// whole input.
+func (mt *matcher) walk(n *node, pos int) *Template {
+	if mt.budget--; mt.budget < 0 {
+		return nil
+	}
+	if !bytes.HasPrefix(mt.data[pos:], n.frag) {
+		return nil
+	}
+	pos += len(n.frag)
+	if pos == len(mt.data) {
+		return n.leaf
+	}
+	b := mt.data[pos]
+	for _, kid := range n.kids {
+		if kid.frag[0] == b {
+			if t := mt.walk(kid, pos); t != nil {
+				return t
+			}
+			break
+		}
+	}
+	for _, e := range n.slots {
+		end := bytes.IndexByte(mt.data[pos:], e.term)
+		if end < 0 {
+			continue
+		}
+		if !check(e.class, mt.data[pos:pos+end], mt.limits, e.limit) {
+			mt.rejects = true
+			continue
+		}
+		mt.caps = append(mt.caps, span{pos, pos + end})
+		if t := mt.walk(e.next, pos+end); t != nil {
+			return t
+		}
+		mt.caps = mt.caps[:len(mt.caps)-1]
+	}
+	return nil
+}
