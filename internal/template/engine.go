@@ -108,7 +108,9 @@ func (e *Engine) slow(data []byte, p *wss.Policy, now time.Time, lookup string, 
 		return res, err
 	}
 	res.Lookup, res.MatchTime = lookup, match
-	e.learn(data, res, p)
+	if p.CheckFacts(res) == nil {
+		e.learn(data, res, p)
+	}
 	return res, nil
 }
 

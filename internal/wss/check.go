@@ -13,6 +13,16 @@ import (
 // r, then records the message in the replay store. It runs after the engine
 // and is the same for both engines.
 func (p *Policy) Check(ctx context.Context, r *Result, now time.Time) error {
+	if err := p.CheckFacts(r); err != nil {
+		return err
+	}
+	return p.checkReplay(ctx, r, now)
+}
+
+// CheckFacts is Check without the replay store: whether the facts meet the
+// policy's requirements. The template automaton learns only from messages
+// that do.
+func (p *Policy) CheckFacts(r *Result) error {
 	c := p.Config
 	if c.Has(config.RequireSignature) && len(r.Signatures) == 0 {
 		return Failf(ReasonMissing, "no signature")
@@ -48,7 +58,7 @@ func (p *Policy) Check(ctx context.Context, r *Result, now time.Time) error {
 			return err
 		}
 	}
-	return p.checkReplay(ctx, r, now)
+	return nil
 }
 
 // requireCovered checks one required part by node identity: the element the

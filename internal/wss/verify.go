@@ -28,7 +28,9 @@ func (p *Policy) Verify(ctx context.Context, e Engine, data []byte, now time.Tim
 	}
 	res, err = e.Process(data, p, now)
 	if err != nil {
-		return nil, nil, asError(err)
+		// res may carry how the engine got there (a template hit) but no
+		// facts.
+		return res, nil, asError(err)
 	}
 	start := time.Now()
 	err = p.Check(ctx, res, now)
