@@ -30,6 +30,8 @@ type Config struct {
 	Replay Replay `mapstructure:"replay"`
 	// XML bounds what a message may claim of the strict XML gate.
 	XML XMLLimits `mapstructure:"xml"`
+	// Templates configures the template automaton (the fast path).
+	Templates Templates `mapstructure:"templates"`
 }
 
 // ServerTLS is TLS on the data listener. Empty CertFile and KeyFile mean

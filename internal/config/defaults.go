@@ -34,7 +34,8 @@ func Default() Config {
 			MaxEntries: 1_000_000,
 			Redis:      Redis{KeyPrefix: "wssgw:replay:", Timeout: 200 * time.Millisecond},
 		},
-		XML: DefaultXMLLimits(),
+		XML:       DefaultXMLLimits(),
+		Templates: DefaultTemplates(),
 	}
 }
 

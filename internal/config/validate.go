@@ -38,6 +38,7 @@ func (c *Config) Validate() error {
 	c.validatePolicies(&ps)
 	c.Replay.validate(&ps, "replay")
 	c.XML.validate(&ps, "xml")
+	c.Templates.validate(&ps, "templates")
 	return ps.Err()
 }
 

@@ -34,7 +34,7 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 	for _, rc := range cfg.Routes {
 		r, err := newRoute(rc, m, pool)
 		if err == nil && rc.Policy != config.PolicyNone {
-			r.security, err = newSecurity(rc, ps.byName[rc.Policy], ps.metrics[rc.Policy], cfg.XML)
+			r.security, err = newSecurity(rc, ps.byName[rc.Policy], ps.metrics[rc.Policy], cfg.XML, ps.templates[rc.Policy], log)
 		}
 		if err != nil {
 			ps.close()

@@ -13,22 +13,24 @@ import (
 	"github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/replay"
+	"github.com/wssgw/wssgw/internal/template"
 	"github.com/wssgw/wssgw/internal/wss"
 )
 
 // policies are the compiled security policies with the replay store they
 // share and the context that keeps their key material fresh.
 type policies struct {
-	byName  map[string]*wss.Policy
-	metrics map[string]*metrics.PolicyMetrics
-	store   replay.Store
-	stop    context.CancelFunc
+	byName    map[string]*wss.Policy
+	templates map[string]*template.Store
+	metrics   map[string]*metrics.PolicyMetrics
+	store     replay.Store
+	stop      context.CancelFunc
 }
 
 // newPolicies compiles the policies that routes use and starts reloading
 // their certificates and keys (Kubernetes Secret rotation).
 func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*policies, error) {
-	ps := &policies{byName: map[string]*wss.Policy{}, metrics: map[string]*metrics.PolicyMetrics{}}
+	ps := &policies{byName: map[string]*wss.Policy{}, templates: map[string]*template.Store{}, metrics: map[string]*metrics.PolicyMetrics{}}
 	used := map[string]bool{}
 	for _, r := range cfg.Routes {
 		if r.Policy != config.PolicyNone {
@@ -60,6 +62,12 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*pol
 		ps.byName[name] = p
 		ps.metrics[name] = m.Policy(name, reasons)
 		m.WatchCertificates(policyCertificates(p))
+		if tc := cfg.Templates; tc.Enabled {
+			ps.templates[name] = template.NewStore(p, template.Options{
+				MaxTemplates: tc.MaxTemplates, MaxBytes: int(tc.MaxBytes),
+				LearnPerSecond: tc.LearnPerSecond, LearnBurst: tc.LearnBurst, ShadowRate: tc.ShadowRate,
+			}, m.Templates(name))
+		}
 	}
 	return ps, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/wssgw/wssgw/internal/dom"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/template"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
@@ -22,7 +24,7 @@ import (
 // request and turns it into the plaintext the backend gets.
 type security struct {
 	policy   *wss.Policy
-	engine   *dom.Engine
+	engine   wss.Engine
 	metrics  *metrics.PolicyMetrics
 	identity config.IdentityHeaders
 	now      func() time.Time
@@ -81,8 +83,12 @@ func (s *security) secure(ctx context.Context, r *http.Request, body io.Reader, 
 	if res != nil {
 		rm.Stage(metrics.StageGate, res.GateTime)
 		rm.Stage(metrics.StageDecrypt, res.DecryptTime)
-		rm.Stage(metrics.StageVerify, res.ProcessTime-res.GateTime-res.DecryptTime)
+		rm.Stage(metrics.StageVerify, res.ProcessTime-res.GateTime-res.DecryptTime-res.MatchTime)
 		rm.Stage(metrics.StagePolicy, res.PolicyTime)
+		if res.Lookup != "" {
+			rm.Stage(metrics.StageMatch, res.MatchTime)
+			rm.Lookup(res.Lookup)
+		}
 		s.count(res)
 	}
 	if err != nil {
@@ -163,12 +169,20 @@ var c14nLabels = map[string]string{
 }
 
 // newSecurity builds the security stage of a route whose policy is not none.
-func newSecurity(rc config.Route, p *wss.Policy, pm *metrics.PolicyMetrics, limits config.XMLLimits) (*security, error) {
+func newSecurity(rc config.Route, p *wss.Policy, pm *metrics.PolicyMetrics, limits config.XMLLimits, ts *template.Store, log *slog.Logger) (*security, error) {
 	sc := xmlscan.DefaultConfig()
 	sc.Limits = limits.Limits(rc.MaxBodyBytes)
-	e, err := dom.New(sc)
+	d, err := dom.New(sc)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: route %s: %w", rc.Name, err)
+	}
+	var e wss.Engine = d
+	if ts != nil {
+		// Routes of one policy share its templates; each matches with its
+		// own gate limits.
+		if e, err = template.New(d, sc, ts, log.With("route", rc.Name)); err != nil {
+			return nil, fmt.Errorf("gateway: route %s: %w", rc.Name, err)
+		}
 	}
 	return &security{policy: p, engine: e, metrics: pm, identity: rc.IdentityHeaders, now: time.Now}, nil
 }

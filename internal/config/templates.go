@@ -1,0 +1,48 @@
+package config
+
+// Templates configures the template automaton, the fast path (DESIGN.md
+// §4). Each policy has its own store within these bounds.
+type Templates struct {
+	// Enabled turns the automaton on; off, every message takes the DOM
+	// engine. Default true.
+	Enabled bool `mapstructure:"enabled"`
+	// MaxTemplates bounds the templates of one policy; the coldest are
+	// evicted. Default 1000.
+	MaxTemplates int `mapstructure:"maxTemplates"`
+	// MaxBytes bounds their estimated memory per policy. Default 64MiB.
+	MaxBytes ByteSize `mapstructure:"maxBytes"`
+	// LearnPerSecond and LearnBurst bound how fast new shapes are learned:
+	// a sender of endless new shapes falls back to the DOM engine.
+	// Defaults 10 and 20.
+	LearnPerSecond float64 `mapstructure:"learnPerSecond"`
+	LearnBurst     int     `mapstructure:"learnBurst"`
+	// ShadowRate is the fraction of template-path messages verified again
+	// by the DOM engine; a disagreement rejects the message. Default 0.01.
+	ShadowRate float64 `mapstructure:"shadowRate"`
+}
+
+// DefaultTemplates are the automaton's defaults.
+func DefaultTemplates() Templates {
+	return Templates{Enabled: true, MaxTemplates: 1000, MaxBytes: 64 << 20, LearnPerSecond: 10, LearnBurst: 20, ShadowRate: 0.01}
+}
+
+func (t Templates) validate(ps *Problems, key string) {
+	if !t.Enabled {
+		return
+	}
+	if t.MaxTemplates < 1 {
+		ps.add(key+".maxTemplates", "must be at least 1 (set enabled: false to turn templates off)")
+	}
+	if t.MaxBytes < 64<<10 {
+		ps.add(key+".maxBytes", "must be at least 64KiB")
+	}
+	if t.LearnPerSecond <= 0 {
+		ps.add(key+".learnPerSecond", "must be positive")
+	}
+	if t.LearnBurst < 1 {
+		ps.add(key+".learnBurst", "must be at least 1")
+	}
+	if t.ShadowRate < 0 || t.ShadowRate > 1 {
+		ps.add(key+".shadowRate", "must be between 0 and 1, got %g", t.ShadowRate)
+	}
+}
