@@ -1,0 +1,81 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/soap"
+)
+
+// TestWSS4JProfilesOnTemplatePath sends three fresh WSS4J messages of each
+// profile through the binary: the first is verified by the DOM engine and
+// teaches a template, the next ones are verified on the template path
+// (asserted through wssgw_template_lookups_total) and still forward the
+// exact payload.
+func TestWSS4JProfilesOnTemplatePath(t *testing.T) {
+	jar := wss4jJar(t)
+	pki := newPartnerPKI(t)
+	backend := newRecordingBackend(t, []byte("<ok/>"), "text/xml")
+	gw := startGateway(t, pki.securedConfig(backend.URL, ""))
+
+	profiles := []struct {
+		profile, route string
+		template       bool // on the template path from the second message on
+	}{
+		{"sign-bst", "signed", true}, {"sign-issuerserial", "signed", true}, {"sign-ski", "signed", true},
+		{"sign-thumbprint", "signed", true}, {"username-digest", "user", true},
+		// Decryption is not on the template path yet: these stay on the
+		// DOM engine (counted as no_template misses).
+		{"sign-encrypt", "encrypted", false}, {"encrypt-sign", "encrypted", false},
+	}
+	const rounds = 3
+	var jobs []peerJob
+	type sent struct{ file, payload string }
+	files := map[string][]sent{}
+	for _, p := range profiles {
+		for k := range rounds {
+			name := fmt.Sprintf("%s/%d", p.profile, k)
+			body := payload(1<<10) + fmt.Sprintf("<n>%d</n>", k)
+			in := filepath.Join(pki.dir, fmt.Sprintf("tpl_%s_%d.plain.xml", p.profile, k))
+			out := filepath.Join(pki.dir, fmt.Sprintf("tpl_%s_%d.xml", p.profile, k))
+			require.NoError(t, os.WriteFile(in, plainEnvelope(soap.NS11, body), 0o600))
+			jobs = append(jobs, peerJob{ID: name, Args: []string{"sign", "--profile", p.profile, "--in", in, "--out", out,
+				"--key", pki.client.KeyFile, "--cert", pki.client.CertFile,
+				"--encrypt-cert", pki.server.CertFile, "--user", pki.clientUser, "--password", pki.pwd}})
+			files[p.profile] = append(files[p.profile], sent{out, body})
+		}
+	}
+	results := wss4jBatch(t, jar, jobs)
+	for id, r := range results {
+		require.True(t, r.OK, "WSS4J sign %s: %s", id, r.Error)
+	}
+	for _, p := range profiles {
+		t.Run("ok/"+p.profile, func(t *testing.T) {
+			for k, s := range files[p.profile] {
+				msg, err := os.ReadFile(s.file)
+				require.NoError(t, err)
+				before := value(t, scrape(t, gw), metrics.NameTemplateLookups, map[string]string{"route": p.route, "result": metrics.LookupHit})
+				resp := gw.post("/"+p.route, contentType("1.1"), bytes.NewReader(msg))
+				body := readAll(t, resp)
+				require.Equal(t, http.StatusOK, resp.StatusCode, "%s\n%s", body, lastLog(gw))
+				fwd, _ := backend.last()
+				assert.Contains(t, string(fwd), s.payload, "the payload arrives byte for byte")
+				after := value(t, scrape(t, gw), metrics.NameTemplateLookups, map[string]string{"route": p.route, "result": metrics.LookupHit})
+				hit := after == before+1
+				if k == 0 || !p.template {
+					assert.False(t, hit, "message %d on the template path", k)
+				} else {
+					assert.True(t, hit, "message %d not on the template path", k)
+				}
+			}
+		})
+	}
+}
