@@ -1,0 +1,171 @@
+package template
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/signer"
+	"github.com/wssgw/wssgw/internal/wss"
+)
+
+// benchEnvelope is a SOAP 1.1 envelope of about size bytes once signed.
+func benchEnvelope(items int, tag string) []byte {
+	var b strings.Builder
+	b.WriteString(`<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Header/><soap:Body><m:Order xmlns:m="urn:example:orders">`)
+	for i := range items {
+		fmt.Fprintf(&b, `<m:%s sku="S-%05d" qty="%d"><m:Note>item %d of the order</m:Note></m:%s>`, tag, i, i%7+1, i, tag)
+	}
+	b.WriteString(`</m:Order></soap:Body></soap:Envelope>`)
+	return []byte(b.String())
+}
+
+// floor is the crypto a verifier cannot avoid: the RSA verification of the
+// canonical SignedInfo and the digests of the canonical signed parts, with
+// the canonical bytes precomputed.
+type floor struct {
+	signedInfo, sigValue []byte
+	parts                [][]byte
+	pub                  any
+	method               string
+}
+
+func floorOf(b *testing.B, f *fixture, msg []byte) *floor {
+	t, caps := f.match(b, msg)
+	var st *sigStep
+	for _, s := range t.steps {
+		if s.sig != nil {
+			st = s.sig
+		}
+	}
+	r := &run{t: t, data: msg, caps: caps}
+	fl := &floor{signedInfo: r.canon(nil, st.signedInfo), pub: f.rsa.Cert.PublicKey, method: st.method}
+	fl.sigValue, _ = wss.DecodeBase64(r.val(st.value))
+	for _, rs := range st.refs {
+		fl.parts = append(fl.parts, r.canon(nil, rs.canon))
+	}
+	if err := fl.run(); err != nil {
+		b.Fatal(err)
+	}
+	return fl
+}
+
+func (fl *floor) run() error {
+	for _, p := range fl.parts {
+		sha256.Sum256(p)
+	}
+	return crypto.VerifySignature(fl.method, fl.pub, fl.signedInfo, fl.sigValue)
+}
+
+// match returns the template and captures of msg.
+func (f *fixture) match(b testing.TB, msg []byte) (*Template, []span) {
+	mt := matcher{data: msg, budget: 1 << 30, limits: &f.engine.limits}
+	t := mt.walk(f.store.root.Load(), 0)
+	if t == nil {
+		b.Fatal("no template matched")
+	}
+	return t, mt.caps
+}
+
+// BenchmarkEngines times, in one run, the template path, the DOM engine
+// and the crypto floor on the same signed message, and reports the ratios
+// the template issue sets goals for (template ≤ 1.3 × floor, DOM ≥ 4 ×
+// template).
+func BenchmarkEngines(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		items int
+	}{{"sign-4KiB", 20}, {"sign-100KiB", 1000}} {
+		b.Run(c.name, func(b *testing.B) {
+			f := newFixture(b, nil, testOptions())
+			learnMsg := f.sign(b, benchEnvelope(c.items, "Item"), f.rsa, signer.RefBST, f.now, nil)
+			if _, err := f.engine.Process(learnMsg, f.policy, f.now); err != nil {
+				b.Fatal(err)
+			}
+			msg := f.sign(b, benchEnvelope(c.items, "Item"), f.rsa, signer.RefBST, f.now, nil)
+			if res, err := f.engine.Process(msg, f.policy, f.now); err != nil || res.Lookup != metrics.LookupHit {
+				b.Fatalf("not a hit: %v", err)
+			}
+			fl := floorOf(b, f, msg)
+			var tTpl, tDOM, tFloor time.Duration
+			b.ReportAllocs()
+			b.SetBytes(int64(len(msg)))
+			for b.Loop() {
+				s := time.Now()
+				if _, err := f.engine.Process(msg, f.policy, f.now); err != nil {
+					b.Fatal(err)
+				}
+				tTpl += time.Since(s)
+				s = time.Now()
+				if _, err := f.dom.Process(msg, f.policy, f.now); err != nil {
+					b.Fatal(err)
+				}
+				tDOM += time.Since(s)
+				s = time.Now()
+				if err := fl.run(); err != nil {
+					b.Fatal(err)
+				}
+				tFloor += time.Since(s)
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(tTpl.Nanoseconds())/n/1e3, "µs-template")
+			b.ReportMetric(float64(tDOM.Nanoseconds())/n/1e3, "µs-dom")
+			b.ReportMetric(float64(tFloor.Nanoseconds())/n/1e3, "µs-floor")
+			b.ReportMetric(float64(tTpl)/float64(tFloor), "template/floor")
+			b.ReportMetric(float64(tDOM)/float64(tTpl), "dom/template")
+		})
+	}
+}
+
+// BenchmarkTemplateCount matches the same message with 1 and with 1,000
+// templates of similar shapes held (each differs in a payload element
+// name, so they share a long prefix and branch late), and reports memory
+// per template.
+func BenchmarkTemplateCount(b *testing.B) {
+	o := testOptions()
+	f := newFixture(b, nil, o)
+	target := f.sign(b, benchEnvelope(20, "Item"), f.rsa, signer.RefBST, f.now, nil)
+	if _, err := f.engine.Process(target, f.policy, f.now); err != nil {
+		b.Fatal(err)
+	}
+	msg := f.sign(b, benchEnvelope(20, "Item"), f.rsa, signer.RefBST, f.now, nil)
+	time1 := timeMatch(b, f, msg)
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := 1; f.store.Len() < 1000; i++ {
+		other := f.sign(b, benchEnvelope(20, fmt.Sprintf("Item%d", i)), f.rsa, signer.RefBST, f.now, nil)
+		if _, err := f.engine.Process(other, f.policy, f.now); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	time1000 := timeMatch(b, f, msg)
+	b.ReportAllocs()
+	for b.Loop() {
+		f.match(b, msg)
+	}
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/999, "heap-B/template")
+	b.ReportMetric(float64(f.store.Bytes())/float64(f.store.Len()), "est-B/template")
+	b.ReportMetric(time1000/time1, "match-1000/match-1")
+	b.ReportMetric(time1*1e6, "µs-match-1")
+	b.ReportMetric(time1000*1e6, "µs-match-1000")
+}
+
+// timeMatch is the mean time of matching msg (matching only: the crypto is
+// the same whatever the template count), in seconds.
+func timeMatch(b *testing.B, f *fixture, msg []byte) float64 {
+	const n = 2000
+	s := time.Now()
+	for range n {
+		f.match(b, msg)
+	}
+	return time.Since(s).Seconds() / n
+}
