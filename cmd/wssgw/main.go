@@ -33,6 +33,6 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newServeCmd(), newDemoCmd(), newValidateCmd(), newVersionCmd())
-	root.AddCommand(newSignCmd(), newVerifyCmd())
+	root.AddCommand(newSignCmd(), newVerifyCmd(), newTemplatesCmd())
 	return root
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -78,4 +79,24 @@ func TestWSS4JProfilesOnTemplatePath(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("ok/admin-lists-shapes-not-values", func(t *testing.T) {
+		status, body := get(t, gw.admin+"/templates")
+		require.Equal(t, http.StatusOK, status)
+		var infos []struct {
+			Policy, ID string
+			Hits       int
+		}
+		require.NoError(t, json.Unmarshal(body, &infos))
+		require.Len(t, infos, 5, "one template per signature/UsernameToken profile")
+		for _, in := range infos {
+			assert.Equal(t, 2, in.Hits, "%s/%s", in.Policy, in.ID)
+		}
+		status, body = get(t, gw.admin+"/templates/"+infos[0].ID)
+		require.Equal(t, http.StatusOK, status)
+		assert.Contains(t, string(body), "{base64}")
+		assert.NotContains(t, string(body), files["sign-bst"][0].payload, "no payload value leaks")
+		status, _ = get(t, gw.admin+"/templates/nope")
+		assert.Equal(t, http.StatusNotFound, status)
+	})
 }

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wssgw/wssgw/internal/template"
+)
+
+// newTemplatesCmd reads the learned templates of a running gateway from its
+// admin listener.
+func newTemplatesCmd() *cobra.Command {
+	var admin string
+	cmd := &cobra.Command{
+		Use:   "templates",
+		Short: "List or show the template automaton's learned message shapes",
+		Long: "templates reads a running gateway's learned templates from its admin listener:\n" +
+			"list prints one line per template, show prints one template's markup with its\n" +
+			"slots written as {class}. Slot values are never exposed.",
+	}
+	cmd.PersistentFlags().StringVar(&admin, "admin", "http://127.0.0.1:9091", "the gateway's admin address")
+	list := &cobra.Command{
+		Use: "list", Short: "List the learned templates", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var infos []template.Info
+			if err := getJSON(admin+"/templates", &infos); err != nil {
+				return err
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "POLICY\tID\tSLOTS\tBYTES\tHITS\tLEARNED")
+			for _, in := range infos {
+				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%s\n", in.Policy, in.ID, in.Slots, in.Bytes, in.Hits, in.LearnedAt.Format(time.RFC3339))
+			}
+			return w.Flush()
+		},
+	}
+	show := &cobra.Command{
+		Use: "show ID", Short: "Show one template's shape", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var infos []template.Info
+			if err := getJSON(admin+"/templates/"+url.PathEscape(args[0]), &infos); err != nil {
+				return err
+			}
+			enc := json.NewEncoder(cmd.OutOrStdout())
+			enc.SetIndent("", "  ")
+			return enc.Encode(infos)
+		},
+	}
+	cmd.AddCommand(list, show)
+	return cmd
+}
+
+func getJSON(u string, v any) error {
+	c := &http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get(u)
+	if err != nil {
+		return fmt.Errorf("templates: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("templates: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("templates: %s: %s", resp.Status, body)
+	}
+	return json.Unmarshal(body, v)
+}
