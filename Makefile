@@ -5,7 +5,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 GOFILES  = $(shell find . -name '*.go' -not -path './.cache/*')
 
-.PHONY: all build run test fmt-check vet unit bench bench-proxy interop-wss4j clean
+.PHONY: all build run test fmt-check vet unit bench bench-proxy interop-wss4j clean deploy-check
 
 all: build
 
@@ -17,7 +17,7 @@ run: build
 	bin/wssgw demo --config config.example.yaml
 
 ## test: formatting, vet, and every test with the race detector
-test: fmt-check vet unit
+test: fmt-check vet unit deploy-check
 
 fmt-check:
 	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -43,3 +43,7 @@ clean:
 ## interop-wss4j: build the WSS4J peer (Maven, cached in .cache/) and run its smoke test
 interop-wss4j:
 	bash interop/wss4j/smoke.sh
+
+## deploy-check: Helm chart, manifests, dashboard and alerts (tools from deploy/tools.sh)
+deploy-check:
+	bash deploy/check.sh
