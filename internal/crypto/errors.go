@@ -3,8 +3,10 @@ package crypto
 import "errors"
 
 // Sentinel errors. Every error returned by this package wraps exactly one of
-// them (with %w and a "crypto: ..." message), so callers can test with
-// errors.Is and map the failure to a metric label with Reason.
+// them or of the algorithm sentinels in algorithms.go (with %w and a
+// "crypto: ..." message), so callers can test with errors.Is and map the
+// failure to a metric label with Reason. Every exported Err* has a label
+// (TestReasonCoversEveryError).
 var (
 	ErrUntrusted      = errors.New("certificate not trusted")
 	ErrExpired        = errors.New("certificate expired")
@@ -41,7 +43,16 @@ const (
 	ReasonNotFound     = "not_found"
 	ReasonBadDN        = "bad_dn"
 	ReasonLoad         = "load"
-	ReasonOther        = "other"
+	// Labels of the algorithm primitives' errors. ReasonDecrypt is one
+	// label for every decryption or key unwrap failure, as ErrDecrypt is
+	// one error: no oracle in the labels either.
+	ReasonUnsupportedAlgorithm = "unsupported_algorithm"
+	ReasonAlgorithmNotAllowed  = "algorithm_not_allowed"
+	ReasonAlgorithmKey         = "algorithm_key"
+	ReasonSignature            = "signature"
+	ReasonDecrypt              = "decrypt"
+	ReasonEncrypt              = "encrypt"
+	ReasonOther                = "other"
 )
 
 var reasons = []struct {
@@ -63,6 +74,12 @@ var reasons = []struct {
 	{ErrNotFound, ReasonNotFound},
 	{ErrBadDN, ReasonBadDN},
 	{ErrLoad, ReasonLoad},
+	{ErrUnsupportedAlgorithm, ReasonUnsupportedAlgorithm},
+	{ErrAlgorithmNotAllowed, ReasonAlgorithmNotAllowed},
+	{ErrAlgorithmKey, ReasonAlgorithmKey},
+	{ErrSignature, ReasonSignature},
+	{ErrDecrypt, ReasonDecrypt},
+	{ErrEncrypt, ReasonEncrypt},
 }
 
 // Reason returns the stable metric label for err: ReasonNone for nil, one of

@@ -1,8 +1,10 @@
 package dom
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
+	"io"
 	"strconv"
 	"strings"
 
@@ -198,7 +200,7 @@ func (m *message) reference(sd *xmlscan.Document, r int) (int, error) {
 	if err := m.allow(wss.UseDigest, digestAlg); err != nil {
 		return -1, err
 	}
-	alg, prefixes, covered, err := m.transforms(sd, transforms, target)
+	alg, prefixes, covered, deref, err := m.transforms(sd, transforms, target)
 	if err != nil {
 		return -1, err
 	}
@@ -215,7 +217,12 @@ func (m *message) reference(sd *xmlscan.Document, r int) (int, error) {
 	if err != nil {
 		return -1, wss.Wrap(wss.ReasonAlgorithm, err, "DigestMethod")
 	}
-	if err := c14n.CanonicalizeTo(h, alg, m.doc, covered, prefixes); err != nil {
+	if deref {
+		err = m.strDereferenced(h, alg, covered)
+	} else {
+		err = c14n.CanonicalizeTo(h, alg, m.doc, covered, prefixes)
+	}
+	if err != nil {
 		return -1, wss.Wrap(wss.ReasonMalformed, err, "canonicalizing %s", m.name(covered))
 	}
 	if subtle.ConstantTimeCompare(h.Sum(nil), want) != 1 {
@@ -228,62 +235,100 @@ func (m *message) reference(sd *xmlscan.Document, r int) (int, error) {
 // exactly one exclusive c14n (BSP R5412, R5416), or an STR-Transform whose
 // parameters name exclusive c14n (WSS 1.1 §8.3), or none at all only when
 // inclusive c14n is allowed (XMLDSig §4.4.3.2: a node-set is converted with
-// C14N 1.0). It returns the c14n to apply and the element it applies to.
-func (m *message) transforms(sd *xmlscan.Document, ts, target int) (string, []string, int, error) {
+// C14N 1.0).
+// It returns the c14n to apply, the element it applies to and whether that
+// element is a token dereferenced by an STR-Transform.
+func (m *message) transforms(sd *xmlscan.Document, ts, target int) (string, []string, int, bool, error) {
 	if ts < 0 {
 		if err := m.allow(wss.UseC14N, c14n.AlgC14N10); err != nil {
-			return "", nil, -1, err
+			return "", nil, -1, false, err
 		}
-		return c14n.AlgC14N10, nil, target, nil
+		return c14n.AlgC14N10, nil, target, false, nil
 	}
 	t := sd.FirstChild(ts)
 	if t < 0 || sd.NextSibling(t) >= 0 || sd.Elements[t].Local != "Transform" || sd.Elements[t].Space != nsDS {
-		return "", nil, -1, wss.Failf(wss.ReasonAlgorithm, "a Reference must have exactly one Transform")
+		return "", nil, -1, false, wss.Failf(wss.ReasonAlgorithm, "a Reference must have exactly one Transform")
 	}
 	alg := attrOf(sd, t, "Algorithm")
 	if alg == trSTR {
 		m.use(wss.UseC14N, trSTR)
-		return m.strTransform(sd, t, target)
+		alg, tok, err := m.strTransform(sd, t, target)
+		return alg, nil, tok, err == nil, err
 	}
 	if err := m.allow(wss.UseC14N, alg); err != nil {
-		return "", nil, -1, err
+		return "", nil, -1, false, err
 	}
 	prefixes, err := inclusiveNamespaces(sd, t, alg)
-	return alg, prefixes, target, err
+	return alg, prefixes, target, false, err
 }
 
 // strTransform dereferences a SecurityTokenReference to the token it names
 // and canonicalizes the token (WSS 1.1 §8.3). Only direct references to a
 // BinarySecurityToken of our Security header are supported.
-func (m *message) strTransform(sd *xmlscan.Document, t, target int) (string, []string, int, error) {
+func (m *message) strTransform(sd *xmlscan.Document, t, target int) (string, int, error) {
 	if !m.is(target, nsWSSE, "SecurityTokenReference") {
-		return "", nil, -1, wss.Failf(wss.ReasonReference, "STR-Transform on %s", m.name(target))
+		return "", -1, wss.Failf(wss.ReasonReference, "STR-Transform on %s", m.name(target))
 	}
 	tp := sd.FirstChild(t)
 	if tp < 0 || sd.Elements[tp].Local != "TransformationParameters" || sd.Elements[tp].Space != nsWSSE {
-		return "", nil, -1, wss.Failf(wss.ReasonStructure, "STR-Transform without TransformationParameters")
+		return "", -1, wss.Failf(wss.ReasonStructure, "STR-Transform without TransformationParameters")
 	}
 	cm := sd.FirstChild(tp)
-	if cm < 0 || sd.Elements[cm].Local != "CanonicalizationMethod" {
-		return "", nil, -1, wss.Failf(wss.ReasonStructure, "STR-Transform without CanonicalizationMethod")
+	if cm < 0 || sd.Elements[cm].Local != "CanonicalizationMethod" || sd.Elements[cm].Space != nsDS {
+		return "", -1, wss.Failf(wss.ReasonStructure, "STR-Transform without CanonicalizationMethod")
 	}
 	alg := attrOf(sd, cm, "Algorithm")
 	if err := m.allow(wss.UseC14N, alg); err != nil {
-		return "", nil, -1, err
+		return "", -1, err
+	}
+	if alg != c14n.AlgExcC14N {
+		// strDereferenced renders the token with exclusive c14n only (BSP
+		// R3065 names exc-c14n for the STR-Transform).
+		return "", -1, wss.Failf(wss.ReasonAlgorithm, "STR-Transform CanonicalizationMethod %q", alg)
 	}
 	r, err := m.only(target, "SecurityTokenReference")
 	if err != nil || !m.is(r, nsWSSE, "Reference") {
-		return "", nil, -1, wss.Failf(wss.ReasonReference, "STR-Transform needs a direct Reference")
+		return "", -1, wss.Failf(wss.ReasonReference, "STR-Transform needs a direct Reference")
 	}
 	uri, _ := m.attr(r, "", "URI")
 	tok, err := m.resolve(uri)
 	if err != nil {
-		return "", nil, -1, err
+		return "", -1, err
 	}
 	if !m.is(tok, nsWSSE, "BinarySecurityToken") || !m.inSecurity(tok) {
-		return "", nil, -1, wss.Failf(wss.ReasonReference, "STR-Transform to %s", m.name(tok))
+		return "", -1, wss.Failf(wss.ReasonReference, "STR-Transform to %s", m.name(tok))
 	}
-	return alg, nil, tok, nil
+	return alg, tok, nil
+}
+
+// strDereferenced writes the STR-Transform output for token tok: the token
+// canonicalized with exclusive c14n, "#default" taken as an inclusive
+// prefix, and the default namespace always rendered on the token, as
+// xmlns="" when none is in scope (WSS SOAP Message Security 1.1 §8.3, STR
+// Dereference Transform, step 3). This is the form Apache Santuario gives
+// WSS4J (canonicalizeSubtree(token, "#default", propagateDefault=true)),
+// checked against WSS4J messages in test/e2e. Exclusive c14n itself never
+// emits xmlns="" on an apex, so it is added here: the default namespace
+// node is first in c14n order, right after the element name.
+func (m *message) strDereferenced(w io.Writer, alg string, tok int) error {
+	out, err := c14n.Canonicalize(alg, m.doc, tok, []string{"#default"}, nil)
+	if err != nil {
+		return err
+	}
+	e := &m.doc.Elements[tok]
+	head := "<" + e.Local
+	if e.Prefix != "" {
+		head = "<" + e.Prefix + ":" + e.Local
+	}
+	rest, ok := bytes.CutPrefix(out, []byte(head))
+	if !ok {
+		return wss.Failf(wss.ReasonMalformed, "unexpected canonical form of %s", m.name(tok))
+	}
+	if !bytes.HasPrefix(rest, []byte(` xmlns="`)) {
+		out = append([]byte(head+` xmlns=""`), rest...)
+	}
+	_, err = w.Write(out)
+	return err
 }
 
 // inclusiveNamespaces reads the PrefixList of an exclusive c14n Transform.

@@ -119,11 +119,21 @@ func (m *message) keyIdentifier(k int) (*tokenRef, error) {
 }
 
 // x509Data reads X509IssuerSerial, X509SKI and X509Certificate. A
-// certificate is only a candidate; the lookup key decides.
+// certificate is only a candidate; the lookup keys decide. XMLDSig 1.1
+// §4.5.4: the X509IssuerSerial and X509SKI of one X509Data "MUST refer to
+// the certificate or certificates containing the validation key", and every
+// X509Certificate relates to it (it or its chain). So the X509Data names
+// one certificate, unambiguously: each lookup key at most once, all of them
+// matched by the certificate used (refMatches checks every key present),
+// and when certificates are carried too (zeep sends X509IssuerSerial with
+// X509Certificate) the leaf is the carried one the keys name, or the
+// X509Data is refused. Before, the last lookup key silently won.
 func (m *message) x509Data(x int) (*tokenRef, error) {
 	ref := &tokenRef{token: -1}
 	for _, c := range m.children(x) {
 		switch {
+		case (m.is(c, nsDS, "X509IssuerSerial") && ref.serial != nil) || (m.is(c, nsDS, "X509SKI") && ref.ski != nil):
+			return nil, wss.Failf(wss.ReasonToken, "X509Data with two %s", m.name(c))
 		case m.is(c, nsDS, "X509IssuerSerial"):
 			name, serial := m.child(c, nsDS, "X509IssuerName"), m.child(c, nsDS, "X509SerialNumber")
 			if name < 0 || serial < 0 {
@@ -139,7 +149,10 @@ func (m *message) x509Data(x int) (*tokenRef, error) {
 			if err != nil {
 				return nil, err
 			}
-			ref.kind, ref.ski = wss.KeyRefSKI, v
+			if ref.kind == "" {
+				ref.kind = wss.KeyRefSKI
+			}
+			ref.ski = v
 		case m.is(c, nsDS, "X509Certificate"):
 			der, err := b64(m.text(c))
 			if err != nil {
@@ -154,11 +167,25 @@ func (m *message) x509Data(x int) (*tokenRef, error) {
 			return nil, wss.Failf(wss.ReasonToken, "unsupported %s in X509Data", m.name(c))
 		}
 	}
-	if ref.kind == "" {
-		if len(ref.certs) == 0 {
-			return nil, wss.Failf(wss.ReasonToken, "empty X509Data")
-		}
+	switch {
+	case ref.kind == "" && len(ref.certs) == 0:
+		return nil, wss.Failf(wss.ReasonToken, "empty X509Data")
+	case ref.kind == "":
 		ref.kind = wss.KeyRefX509Data
+	case len(ref.certs) > 0:
+		leaf := matchCarried(ref)
+		if leaf == nil {
+			return nil, wss.Failf(wss.ReasonToken, "X509Data lookup keys name none of its certificates")
+		}
+		// The named certificate first (the leaf), the others are chain
+		// hints.
+		certs := []*x509.Certificate{leaf}
+		for _, c := range ref.certs {
+			if c != leaf {
+				certs = append(certs, c)
+			}
+		}
+		ref.certs = certs
 	}
 	return ref, nil
 }
@@ -238,7 +265,9 @@ func (m *message) leaf(ref *tokenRef, ix *crypto.Index) (*x509.Certificate, erro
 			c, err = ix.ByIssuerSerial(ref.issuer, ref.serial)
 		}
 	case wss.KeyRefSKI:
-		c, err = ix.BySKI(ref.ski)
+		if c = matchCarried(ref); c == nil {
+			c, err = ix.BySKI(ref.ski)
+		}
 	case wss.KeyRefThumbprint:
 		c, err = ix.ByThumbprintSHA1(ref.thumb)
 	default:
@@ -247,11 +276,16 @@ func (m *message) leaf(ref *tokenRef, ix *crypto.Index) (*x509.Certificate, erro
 	if err != nil || c == nil {
 		return nil, wss.Wrap(wss.ReasonToken, err, "certificate not found")
 	}
+	if !refMatches(ref, c) {
+		// Found by one lookup key, not named by another of the same
+		// X509Data.
+		return nil, wss.Failf(wss.ReasonToken, "X509Data lookup keys name different certificates")
+	}
 	return c, nil
 }
 
-// matchCarried returns a carried certificate matching the reference's issuer
-// and serial (zeep sends both), or nil.
+// matchCarried returns a carried certificate matching every lookup key of
+// the reference (zeep sends X509IssuerSerial and X509Certificate), or nil.
 func matchCarried(ref *tokenRef) *x509.Certificate {
 	for _, c := range ref.certs {
 		if refMatches(ref, c) {
@@ -266,13 +300,23 @@ func refMatches(ref *tokenRef, c *x509.Certificate) bool {
 	switch ref.kind {
 	case wss.KeyRefBST, wss.KeyRefX509Data:
 		return len(ref.certs) > 0 && ref.certs[0].Equal(c)
-	case wss.KeyRefIssuerSerial:
-		want, err1 := crypto.ParseDN(ref.issuer)
-		got, err2 := crypto.DNFromRaw(c.RawIssuer)
-		return err1 == nil && err2 == nil && want.Equal(got) && c.SerialNumber.Cmp(ref.serial) == 0
-	case wss.KeyRefSKI:
-		ski, err := crypto.ComputeSKI(c)
-		return (err == nil && bytes.Equal(ski, ref.ski)) || (len(c.SubjectKeyId) > 0 && bytes.Equal(c.SubjectKeyId, ref.ski))
+	case wss.KeyRefIssuerSerial, wss.KeyRefSKI:
+		// Every lookup key present must name c (an X509Data may hold
+		// both an X509IssuerSerial and an X509SKI).
+		if ref.serial != nil {
+			want, err1 := crypto.ParseDN(ref.issuer)
+			got, err2 := crypto.DNFromRaw(c.RawIssuer)
+			if err1 != nil || err2 != nil || !want.Equal(got) || c.SerialNumber.Cmp(ref.serial) != 0 {
+				return false
+			}
+		}
+		if ref.ski != nil {
+			ski, err := crypto.ComputeSKI(c)
+			if !(err == nil && bytes.Equal(ski, ref.ski)) && !(len(c.SubjectKeyId) > 0 && bytes.Equal(c.SubjectKeyId, ref.ski)) {
+				return false
+			}
+		}
+		return ref.serial != nil || ref.ski != nil
 	case wss.KeyRefThumbprint:
 		sum := sha1.Sum(c.Raw)
 		return bytes.Equal(sum[:], ref.thumb)

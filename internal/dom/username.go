@@ -34,6 +34,21 @@ func (m *message) usernameToken(u int) error {
 		return wss.Failf(wss.ReasonAuthentication, "UsernameToken without Username and Password")
 	}
 	tok := &wss.UsernameToken{Start: m.start(u), Username: m.text(name)}
+	if nonce >= 0 {
+		// Read for both password types: the policy records every nonce in
+		// the replay store (UsernameToken Profile 1.1 §3.1: "a nonce ... to
+		// detect replay"), and WSS4J sends one with PasswordText too. A
+		// PasswordText token without a Nonce has no replay protection of
+		// its own (only a signature's).
+		if enc, ok := m.attr(nonce, "", "EncodingType"); ok && enc != encBase64 {
+			return wss.Failf(wss.ReasonAuthentication, "Nonce EncodingType is not Base64Binary")
+		}
+		n, err := b64(m.text(nonce))
+		if err != nil {
+			return err
+		}
+		tok.Nonce = n
+	}
 	typ, ok := m.attr(pw, "", "Type")
 	if !ok {
 		typ = pwText
@@ -51,15 +66,8 @@ func (m *message) usernameToken(u int) error {
 		if nonce < 0 || created < 0 {
 			return wss.Failf(wss.ReasonAuthentication, "PasswordDigest without Nonce and Created")
 		}
-		if enc, ok := m.attr(nonce, "", "EncodingType"); ok && enc != encBase64 {
-			return wss.Failf(wss.ReasonAuthentication, "Nonce EncodingType is not Base64Binary")
-		}
-		n, err := b64(m.text(nonce))
-		if err != nil {
-			return err
-		}
-		tok.Nonce, tok.Digest = n, true
-		if !users.CheckDigest(tok.Username, n, []byte(m.text(created)), m.text(pw)) {
+		tok.Digest = true
+		if !users.CheckDigest(tok.Username, tok.Nonce, []byte(m.text(created)), m.text(pw)) {
 			return wss.Failf(wss.ReasonAuthentication, "wrong username or password")
 		}
 	default:

@@ -240,11 +240,10 @@ func (l *learner) reference(r int) (refStep, error) {
 			tr := l.d.FirstChild(c)
 			alg = l.attrValue(tr, "Algorithm")
 			if alg == trSTR {
-				var err error
-				if target, alg, err = l.strTransform(tr, target); err != nil {
-					return rs, err
-				}
-				continue
+				// The dereferenced token's canonical form is not the
+				// token element's (WSS 1.1 §8.3, the DOM engine's
+				// strDereferenced): such messages stay on the DOM engine.
+				return rs, unsupported("STR-Transform")
 			}
 			var err error
 			if prefixes, err = l.prefixList(tr); err != nil {
@@ -265,24 +264,6 @@ func (l *learner) reference(r int) (refStep, error) {
 	}
 	rs.target = l.anchor(l.d.Elements[target].Start)
 	return rs, nil
-}
-
-// strTransform follows an STR-Transform to the token it canonicalizes.
-func (l *learner) strTransform(tr, str int) (int, string, error) {
-	tp := l.d.FirstChild(tr)
-	cm := -1
-	if tp >= 0 {
-		cm = l.d.FirstChild(tp)
-	}
-	ref := l.d.FirstChild(str)
-	if cm < 0 || ref < 0 || !l.is(ref, nsWSSE, "Reference") {
-		return -1, "", unsupported("STR-Transform")
-	}
-	tok := l.target(l.attrSlot(ref, "URI"))
-	if tok < 0 {
-		return -1, "", unsupported("STR-Transform target")
-	}
-	return tok, l.attrValue(cm, "Algorithm"), nil
 }
 
 // algorithms copies the usage facts; key sizes are recomputed per match

@@ -141,13 +141,17 @@ func (r *run) username(st *utStep) error {
 		return wss.Failf(wss.ReasonAuthentication, "policy has no credentials")
 	}
 	tok := &wss.UsernameToken{Start: r.at(st.start), Username: string(r.text(st.name)), Digest: st.digest}
-	if st.digest {
+	if st.nonce >= 0 {
+		// Read for both password types, as the DOM engine does: every
+		// nonce goes to the replay store.
 		n, err := wss.DecodeBase64(r.val(st.nonce))
 		if err != nil {
 			return err
 		}
 		tok.Nonce = n
-		if !users.CheckDigest(tok.Username, n, r.val(st.created), string(r.text(st.password))) {
+	}
+	if st.digest {
+		if !users.CheckDigest(tok.Username, tok.Nonce, r.val(st.created), string(r.text(st.password))) {
 			return wss.Failf(wss.ReasonAuthentication, "wrong username or password")
 		}
 	} else {

@@ -69,6 +69,32 @@ func NewCA(t testing.TB, name string) *CA {
 	return &CA{Cert: cert, Key: key, CertPEM: pemBlock("CERTIFICATE", der), serial: 1}
 }
 
+// Intermediate makes a CA for name issued by ca (path length 0), so that
+// tests can build chains root → intermediate → leaf. Its key is ECDSA P-256.
+func (ca *CA) Intermediate(t testing.TB, name string) *CA {
+	t.Helper()
+	key := newKey(t)
+	ca.serial++
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(ca.serial),
+		Subject:               pkix.Name{CommonName: name},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		MaxPathLenZero:        true,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, key.Public(), ca.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	// Serials of its leaves start high so that they never equal one of
+	// the root's (IssuerSerial lookups stay unambiguous either way).
+	return &CA{Cert: cert, Key: key, CertPEM: pemBlock("CERTIFICATE", der), serial: 1000}
+}
+
 // WriteCert writes the CA certificate to dir and returns the file name.
 func (ca *CA) WriteCert(t testing.TB, dir string) string {
 	t.Helper()

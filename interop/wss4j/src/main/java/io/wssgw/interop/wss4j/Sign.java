@@ -18,6 +18,7 @@ import org.apache.wss4j.common.util.KeyUtils;
 import org.apache.wss4j.common.util.WSTimeSource;
 import org.apache.wss4j.dom.WSConstants;
 import org.apache.wss4j.dom.message.WSSecEncrypt;
+import org.apache.wss4j.dom.message.WSSecEncryptedKey;
 import org.apache.wss4j.dom.message.WSSecHeader;
 import org.apache.wss4j.dom.message.WSSecSignature;
 import org.apache.wss4j.dom.message.WSSecTimestamp;
@@ -33,13 +34,23 @@ final class Sign {
 
     static final Set<String> VALUE_FLAGS = Set.of("profile", "in", "out", "key", "cert", "chain", "encrypt-cert",
         "user", "password", "ttl", "signature-algorithm", "digest-algorithm", "c14n", "key-identifier",
-        "encrypt-key-identifier", "symmetric-algorithm", "key-transport", "oaep-digest", "mgf", "actor", "now");
+        "encrypt-key-identifier", "symmetric-algorithm", "key-transport", "oaep-digest", "mgf", "actor", "now",
+        "sign-header", "encrypt-header", "username-token");
     static final Set<String> BOOL_FLAGS = Set.of("no-timestamp", "no-inclusive-prefixes", "pkipath",
-        "sign-encrypted-key", "include-bst-in-signature");
+        "sign-encrypted-key", "include-bst-in-signature", "str-transform", "x509-signature");
 
     /** What a profile does; flags may override the key identifier. */
     record Profile(String name, boolean sign, boolean encrypt, boolean encryptFirst, String passwordType,
-                   int keyIdentifier, String description) {
+                   int keyIdentifier, String description, int symmetricRef) {
+        Profile(String name, boolean sign, boolean encrypt, boolean encryptFirst, String passwordType,
+                int keyIdentifier, String description) {
+            this(name, sign, encrypt, encryptFirst, passwordType, keyIdentifier, description, 0);
+        }
+
+        /** A symmetric-binding profile: HMAC signature and encryption with one EncryptedKey's key. */
+        boolean symmetric() {
+            return symmetricRef != 0;
+        }
     }
 
     static final Map<String, Profile> PROFILES = new LinkedHashMap<>();
@@ -66,6 +77,13 @@ final class Sign {
             "UsernameToken PasswordDigest with Nonce and Created, plus Timestamp"));
         add(new Profile("username-text", false, false, false, WSConstants.PASSWORD_TEXT, 0,
             "UsernameToken PasswordText with Nonce and Created, plus Timestamp"));
+        add(new Profile("symmetric", false, true, false, null, 0,
+            "EncryptedKey for --encrypt-cert; HMAC-SHA256 signature over Body + Timestamp keyed by it (STR "
+                + "Reference to the EncryptedKey), then Body content encrypted with the same key",
+            WSConstants.CUSTOM_SYMM_SIGNING));
+        add(new Profile("symmetric-sha1", false, true, false, null, 0,
+            "as symmetric, the key referenced by EncryptedKeySHA1 KeyIdentifiers",
+            WSConstants.ENCRYPTED_KEY_SHA1_IDENTIFIER));
     }
 
     private static void add(Profile p) {
@@ -97,7 +115,8 @@ final class Sign {
         // Keys.
         Pem.CryptoBuilder cb = new Pem.CryptoBuilder();
         PrivateKey key = null;
-        if (prof.sign()) {
+        boolean x509Sign = prof.sign() || (prof.symmetric() && a.flag("x509-signature"));
+        if (x509Sign) {
             key = Pem.privateKey(a.require("key"));
             List<X509Certificate> chain = new ArrayList<>(Pem.certs(a.require("cert")));
             for (String c : a.all("chain")) {
@@ -127,7 +146,15 @@ final class Sign {
         int sigKeyId = Algos.keyIdentifier("key-identifier", a.get("key-identifier"), prof.keyIdentifier());
         int encKeyId = Algos.keyIdentifier("encrypt-key-identifier", a.get("encrypt-key-identifier"),
             WSConstants.ISSUER_SERIAL);
-        if (prof.passwordType() != null) {
+        String utType = prof.passwordType();
+        if (a.get("username-token") != null) {
+            utType = switch (a.get("username-token")) {
+                case "digest" -> WSConstants.PASSWORD_DIGEST;
+                case "text" -> WSConstants.PASSWORD_TEXT;
+                default -> throw new Args.UsageException("--username-token: digest or text");
+            };
+        }
+        if (utType != null) {
             a.require("user");
             if (a.get("password") == null) {
                 throw new Args.UsageException("missing --password");
@@ -152,9 +179,9 @@ final class Sign {
             ts.build();
         }
 
-        if (prof.passwordType() != null) {
+        if (utType != null) {
             WSSecUsernameToken ut = new WSSecUsernameToken(secHeader);
-            ut.setPasswordType(prof.passwordType());
+            ut.setPasswordType(utType);
             ut.setUserInfo(a.get("user"), a.get("password"));
             ut.addNonce();
             ut.addCreated();
@@ -164,9 +191,16 @@ final class Sign {
             ut.build();
         }
 
+        List<WSEncryptionPart> signHeaders = parts(a.all("sign-header"), "");
+        List<WSEncryptionPart> encryptHeaders = parts(a.all("encrypt-header"), "Header");
+        if (prof.symmetric()) {
+            symmetric(a, prof, secHeader, crypto, encCert, encKeyId, sigAlg, digAlg, c14n, symAlg, ktAlg, oaepDigest,
+                mgf, soapNs, ts, signHeaders, encryptHeaders, x509Sign);
+            return written(prof, doc, soap, out, stdout);
+        }
         WSSecEncrypt encr = null;
         if (prof.encrypt() && (prof.encryptFirst() || !prof.sign())) {
-            encr = encrypt(secHeader, crypto, encCert, encKeyId, symAlg, ktAlg, oaepDigest, mgf, soapNs);
+            encr = encrypt(secHeader, crypto, encCert, encKeyId, symAlg, ktAlg, oaepDigest, mgf, soapNs, encryptHeaders);
         }
         if (prof.sign()) {
             WSSecSignature sig = new WSSecSignature(secHeader);
@@ -180,6 +214,16 @@ final class Sign {
             sig.getParts().add(new WSEncryptionPart(WSConstants.ELEM_BODY, soapNs, ""));
             if (ts != null) {
                 sig.getParts().add(new WSEncryptionPart(ts.getId()));
+            }
+            sig.getParts().addAll(signHeaders);
+            if (a.flag("str-transform")) {
+                if (a.flag("include-bst-in-signature")) {
+                    // The STR of the KeyInfo only exists once build() marshals it.
+                    throw new Args.UsageException("--str-transform and --include-bst-in-signature do not combine");
+                }
+                // WSS4J's "STRTransform" part: a Reference to the KeyInfo's SecurityTokenReference
+                // with the STR-Transform (WSS 1.1 §8.3), which digests the token it names.
+                sig.getParts().add(new WSEncryptionPart("STRTransform", "", "Element"));
             }
             if (encr != null && a.flag("sign-encrypted-key")) {
                 sig.getParts().add(new WSEncryptionPart(encr.getId()));
@@ -200,9 +244,13 @@ final class Sign {
             }
         }
         if (prof.encrypt() && prof.sign() && !prof.encryptFirst()) {
-            encr = encrypt(secHeader, crypto, encCert, encKeyId, symAlg, ktAlg, oaepDigest, mgf, soapNs);
+            encr = encrypt(secHeader, crypto, encCert, encKeyId, symAlg, ktAlg, oaepDigest, mgf, soapNs, encryptHeaders);
         }
+        return written(prof, doc, soap, out, stdout);
+    }
 
+    private static Result written(Profile prof, Document doc, String soap, String out, OutputStream stdout)
+        throws Exception {
         byte[] data = Xml.serialize(doc);
         Xml.writeOutput(out, data, stdout);
         Map<String, Object> m = new LinkedHashMap<>();
@@ -222,8 +270,102 @@ final class Sign {
         return null;
     }
 
+    /** "{ns}local" flag values as encryption/signature parts with the given modifier. */
+    private static List<WSEncryptionPart> parts(List<String> qnames, String modifier) throws Args.UsageException {
+        List<WSEncryptionPart> out = new ArrayList<>();
+        for (String q : qnames) {
+            int close = q.indexOf('}');
+            if (!q.startsWith("{") || close < 0 || close == q.length() - 1) {
+                throw new Args.UsageException("header part: want {namespace}local, got " + q);
+            }
+            out.add(new WSEncryptionPart(q.substring(close + 1), q.substring(1, close), modifier));
+        }
+        return out;
+    }
+
+    /**
+     * The symmetric binding as CXF builds it: one EncryptedKey for the recipient, an HMAC signature over
+     * Body, Timestamp and the --sign-header parts keyed by that EncryptedKey's key (KeyInfo: STR Reference
+     * to the EncryptedKey, or an EncryptedKeySHA1 KeyIdentifier), then the Body content (and any
+     * --encrypt-header parts) encrypted with the same key, each EncryptedData naming the key the same way,
+     * under a standalone ReferenceList. --x509-signature adds an asymmetric signature (BST) over the same
+     * parts. Header order: EncryptedKey, ReferenceList, [X.509 Signature, BST], HMAC Signature, Timestamp.
+     */
+    private static void symmetric(Args a, Profile prof, WSSecHeader secHeader, Crypto crypto, X509Certificate encCert,
+                                  int encKeyId, String sigAlg, String digAlg, String c14n, String symAlg, String ktAlg,
+                                  String oaepDigest, String mgf, String soapNs, WSSecTimestamp ts,
+                                  List<WSEncryptionPart> signHeaders, List<WSEncryptionPart> encryptHeaders,
+                                  boolean x509Sign) throws Exception {
+        SecretKey symKey = KeyUtils.getKeyGenerator(symAlg).generateKey();
+        WSSecEncryptedKey ek = new WSSecEncryptedKey(secHeader);
+        ek.setUseThisCert(encCert);
+        ek.setKeyIdentifierType(encKeyId);
+        ek.setKeyEncAlgo(ktAlg);
+        if (oaepDigest != null) {
+            ek.setDigestAlgorithm(oaepDigest);
+        }
+        if (mgf != null) {
+            ek.setMGFAlgorithm(mgf);
+        }
+        ek.prepare(crypto, symKey);
+        boolean sha1 = prof.symmetricRef() == WSConstants.ENCRYPTED_KEY_SHA1_IDENTIFIER;
+
+        WSSecSignature hs = new WSSecSignature(secHeader);
+        if (sha1) {
+            hs.setKeyIdentifierType(WSConstants.ENCRYPTED_KEY_SHA1_IDENTIFIER);
+            hs.setEncrKeySha1value(ek.getEncryptedKeySHA1());
+        } else {
+            hs.setKeyIdentifierType(WSConstants.CUSTOM_SYMM_SIGNING);
+            hs.setCustomTokenId(ek.getId());
+            hs.setCustomTokenValueType(WSConstants.WSS_ENC_KEY_VALUE_TYPE);
+        }
+        hs.setSecretKey(symKey.getEncoded());
+        hs.setSignatureAlgorithm(sigAlg != null ? sigAlg : WSConstants.HMAC_SHA256);
+        hs.setDigestAlgo(digAlg);
+        hs.setSigCanonicalization(c14n);
+        hs.setAddInclusivePrefixes(!a.flag("no-inclusive-prefixes"));
+        hs.getParts().add(new WSEncryptionPart(WSConstants.ELEM_BODY, soapNs, ""));
+        if (ts != null) {
+            hs.getParts().add(new WSEncryptionPart(ts.getId()));
+        }
+        hs.getParts().addAll(signHeaders);
+        hs.build(crypto);
+
+        if (x509Sign) {
+            WSSecSignature xs = new WSSecSignature(secHeader);
+            xs.setUserInfo("signer", Pem.KEY_PASSWORD);
+            xs.setKeyIdentifierType(WSConstants.BST_DIRECT_REFERENCE);
+            xs.setSignatureAlgorithm(WSConstants.RSA_SHA256);
+            xs.setDigestAlgo(digAlg);
+            xs.setSigCanonicalization(c14n);
+            xs.getParts().add(new WSEncryptionPart(WSConstants.ELEM_BODY, soapNs, ""));
+            if (ts != null) {
+                xs.getParts().add(new WSEncryptionPart(ts.getId()));
+            }
+            xs.getParts().addAll(signHeaders);
+            xs.build(crypto);
+        }
+
+        WSSecEncrypt en = new WSSecEncrypt(secHeader);
+        en.setEncryptSymmKey(false);
+        en.setEncKeyId(ek.getId());
+        en.setSymmetricEncAlgorithm(symAlg);
+        if (sha1) {
+            en.setKeyIdentifierType(WSConstants.ENCRYPTED_KEY_SHA1_IDENTIFIER);
+            en.setCustomReferenceValue(ek.getEncryptedKeySHA1());
+        } else {
+            en.setKeyIdentifierType(WSConstants.CUSTOM_SYMM_SIGNING);
+            en.setCustomReferenceValue(WSConstants.WSS_ENC_KEY_VALUE_TYPE);
+        }
+        en.getParts().add(new WSEncryptionPart(WSConstants.ELEM_BODY, soapNs, "Content"));
+        en.getParts().addAll(encryptHeaders);
+        en.build(crypto, symKey);
+        ek.prependToHeader();
+    }
+
     private static WSSecEncrypt encrypt(WSSecHeader secHeader, Crypto crypto, X509Certificate encCert, int keyId,
-                                        String symAlg, String ktAlg, String oaepDigest, String mgf, String soapNs)
+                                        String symAlg, String ktAlg, String oaepDigest, String mgf, String soapNs,
+                                        List<WSEncryptionPart> headers)
         throws Exception {
         WSSecEncrypt encr = new WSSecEncrypt(secHeader);
         encr.setUseThisCert(encCert);
@@ -237,6 +379,9 @@ final class Sign {
             encr.setMGFAlgorithm(mgf);
         }
         encr.getParts().add(new WSEncryptionPart(WSConstants.ELEM_BODY, soapNs, "Content"));
+        // Header blocks with the "Header" modifier: WSS4J wraps each EncryptedData in a
+        // wsse11:EncryptedHeader (WSS 1.1 §9.3).
+        encr.getParts().addAll(headers);
         SecretKey symKey = KeyUtils.getKeyGenerator(symAlg).generateKey();
         encr.build(crypto, symKey);
         return encr;
