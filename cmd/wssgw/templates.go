@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"text/tabwriter"
 	"time"
 
@@ -53,7 +54,42 @@ func newTemplatesCmd() *cobra.Command {
 			return enc.Encode(infos)
 		},
 	}
-	cmd.AddCommand(list, show)
+	export := &cobra.Command{
+		Use: "export", Short: "Write the learned templates as an import file (JSON) to stdout", Args: cobra.NoArgs,
+		Long: "export writes, per template, the accepted message it was learned from: the file\n" +
+			"holds real messages, payload included. templates.importFile or `templates import`\n" +
+			"learns them again through the DOM engine.",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var entries []template.Exported
+			if err := getJSON(admin+"/templates/export", &entries); err != nil {
+				return err
+			}
+			return json.NewEncoder(cmd.OutOrStdout()).Encode(entries)
+		},
+	}
+	imp := &cobra.Command{
+		Use: "import FILE", Short: "Teach a running gateway the templates of an export file", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := os.Open(args[0])
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			c := &http.Client{Timeout: time.Minute}
+			resp, err := c.Post(admin+"/templates/import", "application/json", f)
+			if err != nil {
+				return fmt.Errorf("templates: %w", err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+			if resp.StatusCode != http.StatusOK {
+				return fmt.Errorf("templates: %s: %s", resp.Status, body)
+			}
+			_, err = cmd.OutOrStdout().Write(body)
+			return err
+		},
+	}
+	cmd.AddCommand(list, show, export, imp)
 	return cmd
 }
 

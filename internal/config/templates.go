@@ -1,5 +1,7 @@
 package config
 
+import "os"
+
 // Templates configures the template automaton, the fast path (DESIGN.md
 // §4). Each policy has its own store within these bounds.
 type Templates struct {
@@ -19,6 +21,10 @@ type Templates struct {
 	// ShadowRate is the fraction of template-path messages verified again
 	// by the DOM engine; a disagreement rejects the message. Default 0.01.
 	ShadowRate float64 `mapstructure:"shadowRate"`
+	// ImportFile, when set, is a file written by `wssgw templates export`
+	// whose messages are learned again at start-up (warm start of a new
+	// pod). Entries the DOM engine no longer accepts are skipped.
+	ImportFile string `mapstructure:"importFile"`
 }
 
 // DefaultTemplates are the automaton's defaults.
@@ -42,7 +48,19 @@ func (t Templates) validate(ps *Problems, key string) {
 	if t.LearnBurst < 1 {
 		ps.add(key+".learnBurst", "must be at least 1")
 	}
+	if t.ImportFile != "" {
+		checkReadable(ps, key+".importFile", t.ImportFile)
+	}
 	if t.ShadowRate < 0 || t.ShadowRate > 1 {
 		ps.add(key+".shadowRate", "must be between 0 and 1, got %g", t.ShadowRate)
 	}
+}
+
+func checkReadable(ps *Problems, key, file string) {
+	f, err := os.Open(file)
+	if err != nil {
+		ps.add(key, "cannot read: %v", err)
+		return
+	}
+	f.Close()
 }

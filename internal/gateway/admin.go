@@ -11,6 +11,8 @@ func (s *Server) adminHandler(enablePprof bool) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", s.metrics.Handler())
 	mux.HandleFunc("GET /templates", s.templatesHandler)
+	mux.HandleFunc("GET /templates/export", s.exportHandler)
+	mux.HandleFunc("POST /templates/import", s.importHandler)
 	mux.HandleFunc("GET /templates/{id}", s.templatesHandler)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeText(w, http.StatusOK, "ok\n")

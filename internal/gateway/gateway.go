@@ -42,6 +42,9 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 		}
 		routes = append(routes, r)
 	}
+	if f := cfg.Templates.ImportFile; f != "" && cfg.Templates.Enabled {
+		warmStart(f, routes, log)
+	}
 	return &Gateway{
 		routes:   newRouteTable(routes),
 		unrouted: m.Route(metrics.NoRoute),

@@ -390,8 +390,8 @@ func (l *learner) finish() {
 		}
 	}
 	t.ID = hex.EncodeToString(h.Sum(nil)[:8])
-	t.exemplar = l.values()
-	t.size = cap(l.constBuf) + len(t.exemplar) + l.extra + 64*len(t.slots) + 512
+	t.exemplarValues = l.values()
+	t.size = cap(l.constBuf) + len(t.exemplarValues) + l.extra + 64*len(t.slots) + 512
 	for _, s := range t.steps {
 		if s.sig != nil {
 			t.size += 24 * len(s.sig.signedInfo)

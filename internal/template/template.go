@@ -21,16 +21,16 @@ type Template struct {
 	ids      []int     // id slots: pairwise distinct
 	pinned   []pin     // slots that must hold the learned value
 
-	version   soap.Version
-	body      anchor
-	security  [2]anchor
-	headers   []partAnchor
-	steps     []step // the Security header's children, in order
-	algs      []wss.AlgorithmUse
-	keySizes  []int // indices into algs of key_size uses, by signature
-	exemplar  []byte
-	size      int
-	learnedAt int64
+	version        soap.Version
+	body           anchor
+	security       [2]anchor
+	headers        []partAnchor
+	steps          []step // the Security header's children, in order
+	algs           []wss.AlgorithmUse
+	keySizes       []int // indices into algs of key_size uses, by signature
+	exemplarValues []byte
+	size           int
+	learnedAt      int64
 
 	hits    atomic.Uint64
 	lastHit atomic.Int64 // unix nanoseconds

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -98,5 +99,27 @@ func TestWSS4JProfilesOnTemplatePath(t *testing.T) {
 		assert.NotContains(t, string(body), files["sign-bst"][0].payload, "no payload value leaks")
 		status, _ = get(t, gw.admin+"/templates/nope")
 		assert.Equal(t, http.StatusNotFound, status)
+	})
+
+	t.Run("ok/export-and-warm-start", func(t *testing.T) {
+		out, stderr, code := runCLI(t, nil, "templates", "list", "--admin", gw.admin)
+		require.Equal(t, 0, code, stderr)
+		assert.Equal(t, 6, len(strings.Split(strings.TrimSpace(out), "\n")), "a header and five templates:\n%s", out)
+		out, stderr, code = runCLI(t, nil, "templates", "export", "--admin", gw.admin)
+		require.Equal(t, 0, code, stderr)
+		file := filepath.Join(pki.dir, "templates.json")
+		require.NoError(t, os.WriteFile(file, []byte(out), 0o600))
+
+		// A new gateway (a new pod) starts from the file: its very first
+		// message of a known shape is on the template path.
+		gw2 := startGateway(t, pki.securedConfig(backend.URL, "templates: {importFile: "+file+"}"))
+		assert.Equal(t, 5.0, value(t, scrape(t, gw2), metrics.NameTemplates, map[string]string{"policy": "signed"})+
+			value(t, scrape(t, gw2), metrics.NameTemplates, map[string]string{"policy": "user"}))
+		msg, err := os.ReadFile(files["sign-ski"][0].file)
+		require.NoError(t, err)
+		resp := gw2.post("/signed", contentType("1.1"), bytes.NewReader(msg))
+		body := readAll(t, resp)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+		assert.Equal(t, 1.0, value(t, scrape(t, gw2), metrics.NameTemplateLookups, map[string]string{"route": "signed", "result": metrics.LookupHit}))
 	})
 }
