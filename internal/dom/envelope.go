@@ -89,9 +89,8 @@ func (m *message) ours(h int) bool {
 // resolver might honour), and xml:id. Ids are compared by value across all of
 // them, so no two resolvers can disagree about which element an id names
 // (security.md A2, A3).
-func isIDAttr(a *xmlscan.Attr) bool {
-	return a.Local == "Id" || a.Local == "ID" || (a.Local == "id" && a.Space == nsXML)
-}
+// The rule is wss.IsIDAttr, shared with the template automaton.
+func isIDAttr(a *xmlscan.Attr) bool { return wss.IsIDAttr(a) }
 
 // indexIDs builds the id index over the whole document and rejects any
 // duplicate id value, and any element with two id attributes: an id must

@@ -124,13 +124,9 @@ func (l *learner) inSec(i int) bool {
 
 func isSOAP(space string) bool { return space == soap.NS11 || space == soap.NS12 }
 
-func isID(a *xmlscan.Attr) bool {
-	return a.Local == "Id" || a.Local == "ID" || (a.Local == "id" && a.Space == xmlscan.NamespaceXML)
-}
-
+// contentLimit is the gate limit on an element's character data.
 func contentLimit(space string) uint8 {
-	switch space {
-	case xmlscan.NamespaceDSig, xmlscan.NamespaceDSig11, xmlscan.NamespaceXEnc, xmlscan.NamespaceXEnc11, nsWSSE, xmlscan.NamespaceWSSE11:
+	if xmlscan.Base64Content(space) {
 		return limitBase64
 	}
 	return limitText
@@ -146,7 +142,7 @@ func (l *learner) collect() error {
 			a := &d.Attrs[j]
 			c := class(0)
 			switch {
-			case isID(a):
+			case wss.IsIDAttr(a):
 				c = classID
 			case sec && a.Space == "" && a.Local == "URI" && e.Local == "Reference" && (e.Space == nsDS || e.Space == nsWSSE):
 				c = classRef
@@ -156,7 +152,7 @@ func (l *learner) collect() error {
 			}
 			if c != 0 {
 				l.slots = append(l.slots, slotAt{start: a.Value.Start, end: a.Value.End, elem: i,
-					slot: slot{class: c, term: a.Quote, limit: limitAttr, name: e.Local + "@" + a.Local}})
+					slot: slot{class: c, term: a.Quote, limit: limitAttr}})
 			}
 		}
 		if err := l.text(i, sec); err != nil {
@@ -182,7 +178,7 @@ func (l *learner) text(i int, sec bool) error {
 		return nil
 	}
 	content := l.data[e.StartEnd:e.EndStart]
-	if len(content) == 0 || allSpace(content) {
+	if len(content) == 0 || xmlscan.AllSpace(content) {
 		return nil
 	}
 	c := classText
@@ -193,7 +189,7 @@ func (l *learner) text(i int, sec bool) error {
 		}
 	}
 	l.slots = append(l.slots, slotAt{start: e.StartEnd, end: e.EndStart, elem: i,
-		slot: slot{class: c, term: '<', limit: contentLimit(e.Space), name: e.Local}})
+		slot: slot{class: c, term: '<', limit: contentLimit(e.Space)}})
 	return nil
 }
 
@@ -203,21 +199,12 @@ func (l *learner) mixed(i int) bool {
 	e := &d.Elements[i]
 	pos := e.StartEnd
 	for c := d.FirstChild(i); c >= 0; c = d.NextSibling(c) {
-		if !allSpace(l.data[pos:d.Elements[c].Start]) {
+		if !xmlscan.AllSpace(l.data[pos:d.Elements[c].Start]) {
 			return true
 		}
 		pos = d.Elements[c].End
 	}
-	return !allSpace(l.data[pos:e.EndStart])
-}
-
-func allSpace(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return false
-		}
-	}
-	return true
+	return !xmlscan.AllSpace(l.data[pos:e.EndStart])
 }
 
 // fragments cuts the constant bytes between the slots into one buffer.

@@ -3,7 +3,6 @@ package template
 import (
 	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/wss"
-	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
 // program records, for the Security header's children in order, the work
@@ -287,5 +286,3 @@ func (l *learner) algorithms() error {
 	}
 	return nil
 }
-
-var _ = xmlscan.FlagEmpty

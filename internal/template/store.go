@@ -64,14 +64,6 @@ func (s *Store) allow(now time.Time) bool {
 	return true
 }
 
-// known reports whether a template with this id is held.
-func (s *Store) known(id string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.byID[id]
-	return ok
-}
-
 // add inserts t, evicting the coldest templates to stay in bounds.
 func (s *Store) add(t *Template) (added bool, reason string) {
 	s.mu.Lock()

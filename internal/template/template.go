@@ -41,7 +41,6 @@ type slot struct {
 	class class
 	term  byte  // the byte that ends it: '<' or the attribute's quote
 	limit uint8 // which gate limit bounds it
-	name  string
 }
 
 type binding struct{ ref, id int }

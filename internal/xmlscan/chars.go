@@ -196,3 +196,6 @@ func isXML5NameStart(r rune) bool {
 func isXML5NameCharOnly(r rune) bool {
 	return r == 0xB7 || r >= 0x300 && r <= 0x36F || r >= 0x203F && r <= 0x2040
 }
+
+// AllSpace reports whether s consists of XML white space (S) only.
+func AllSpace(s []byte) bool { return allSpace(s) }

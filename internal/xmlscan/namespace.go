@@ -274,3 +274,8 @@ func (st *state) duplicate(attrs []Attr) int {
 	}
 	return -1
 }
+
+// Base64Content reports whether character data of elements in namespace
+// space is bounded by Limits.MaxBase64Len instead of MaxTextLen. The
+// template automaton applies the same rule to its slots.
+func Base64Content(space string) bool { return classify(space)&classB64 != 0 }
