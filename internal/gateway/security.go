@@ -80,17 +80,7 @@ func (s *security) secure(ctx context.Context, r *http.Request, body io.Reader, 
 		return nil, s.reject(wss.Failf(wss.ReasonMalformed, "MTOM on a secured route is not supported yet"))
 	}
 	res, out, err := s.policy.Verify(ctx, s.engine, data, s.now())
-	if res != nil {
-		rm.Stage(metrics.StageGate, res.GateTime)
-		rm.Stage(metrics.StageDecrypt, res.DecryptTime)
-		rm.Stage(metrics.StageVerify, res.ProcessTime-res.GateTime-res.DecryptTime-res.MatchTime)
-		rm.Stage(metrics.StagePolicy, res.PolicyTime)
-		if res.Lookup != "" {
-			rm.Stage(metrics.StageMatch, res.MatchTime)
-			rm.Lookup(res.Lookup)
-		}
-		s.count(res)
-	}
+	s.observe(rm, res)
 	if err != nil {
 		return nil, s.reject(err)
 	}
@@ -98,6 +88,30 @@ func (s *security) secure(ctx context.Context, r *http.Request, body io.Reader, 
 		s.setIdentity(r.Header, res)
 	}
 	return out, nil
+}
+
+// observe records the stage times and the template lookup of a verified
+// message. A rejected one may come with a result that holds only the
+// lookup (an engine error): its stages are not observed.
+func (s *security) observe(rm *metrics.RouteMetrics, res *wss.Result) {
+	if res == nil {
+		return // forwarded unparsed (a policy requiring nothing)
+	}
+	lookup := res.Lookup
+	if lookup == "" {
+		lookup = metrics.LookupDisabled
+	} else {
+		rm.Stage(metrics.StageMatch, res.MatchTime)
+	}
+	rm.Lookup(lookup)
+	if res.Document == nil {
+		return
+	}
+	rm.Stage(metrics.StageGate, res.GateTime)
+	rm.Stage(metrics.StageDecrypt, res.DecryptTime)
+	rm.Stage(metrics.StageVerify, res.ProcessTime-res.GateTime-res.DecryptTime-res.MatchTime)
+	rm.Stage(metrics.StagePolicy, res.PolicyTime)
+	s.count(res)
 }
 
 func (s *security) reject(err error) error {

@@ -85,15 +85,16 @@ func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result
 	t.hits.Add(1)
 	t.lastHit.Store(start.UnixNano())
 	if rand.Float64() < e.store.opts.ShadowRate {
-		if err := e.shadow(t, data, p, now, res, err); err != nil {
-			return &wss.Result{Lookup: metrics.LookupHit, MatchTime: match}, err
+		if serr := e.shadow(t, data, p, now, res, err); serr != nil {
+			res, err = nil, serr
 		}
 	}
 	if err != nil {
-		return &wss.Result{Lookup: metrics.LookupHit, MatchTime: match, ProcessTime: time.Since(start)}, err
+		// No facts, only how the engine got there (for the metrics).
+		res = &wss.Result{}
 	}
 	res.Lookup, res.MatchTime, res.ProcessTime = metrics.LookupHit, match, time.Since(start)
-	return res, nil
+	return res, err
 }
 
 func (e *Engine) put(r *run) {
@@ -105,9 +106,10 @@ func (e *Engine) put(r *run) {
 func (e *Engine) slow(data []byte, p *wss.Policy, now time.Time, lookup string, match time.Duration) (*wss.Result, error) {
 	res, err := e.dom.Process(data, p, now)
 	if err != nil {
-		return res, err
+		return &wss.Result{Lookup: lookup, MatchTime: match}, err
 	}
-	res.Lookup, res.MatchTime = lookup, match
+	// The engine's whole time includes the failed match.
+	res.Lookup, res.MatchTime, res.ProcessTime = lookup, match, res.ProcessTime+match
 	if p.CheckFacts(res) == nil {
 		e.learn(data, res, p)
 	}

@@ -31,7 +31,9 @@ type run struct {
 	buf  []byte // canonical SignedInfo
 	norm []byte // a slot's canonical form
 	tmp  []byte // scratch for normalization
-	e    *Engine
+	// shared: res.Algorithms is still the template's own list.
+	shared bool
+	e      *Engine
 }
 
 func (r *run) val(k int) []byte { s := r.caps[k]; return r.data[s.start:s.end] }
@@ -60,6 +62,7 @@ func (r *run) exec() (*wss.Result, error) {
 		}
 	}
 	r.res = res
+	res.Algorithms, r.shared = t.algs, true
 	sigs := 0
 	for _, s := range t.steps {
 		var err error
@@ -176,15 +179,15 @@ func (r *run) username(st *utStep) error {
 	return nil
 }
 
-// canon writes a canonical form: literals as learned, slots normalized
-// and escaped as C14N 1.0 §2.3 does (fast path: most values need none).
+// canon writes a canonical form: literals as learned, slots in their
+// canonical form.
 func (r *run) canon(dst []byte, ps []piece) []byte {
 	for _, p := range ps {
 		if p.slot < 0 {
 			dst = append(dst, p.lit...)
-			continue
+		} else {
+			dst = append(dst, r.slotCanon(p.slot)...)
 		}
-		dst = r.appendSlot(dst, p.slot)
 	}
 	return dst
 }
@@ -192,12 +195,15 @@ func (r *run) canon(dst []byte, ps []piece) []byte {
 var needsText = [256]bool{'&': true, '>': true, '\r': true}
 var needsAttr = [256]bool{'&': true, '"': true, '\t': true, '\n': true, '\r': true}
 
-func (r *run) appendSlot(dst []byte, k int) []byte {
+// slotCanon is slot k as C14N 1.0 §2.3 writes it: the raw bytes when
+// nothing needs normalizing or escaping (most values), else normalized and
+// escaped into r.norm. It does not copy on the fast path.
+func (r *run) slotCanon(k int) []byte {
 	v := r.val(k)
-	s := r.t.slots[k]
-	tbl := &needsText
-	if !s.class.textual() {
-		tbl = &needsAttr
+	textual := r.t.slots[k].class.textual()
+	tbl := &needsAttr
+	if textual {
+		tbl = &needsText
 	}
 	plain := true
 	for _, c := range v {
@@ -207,21 +213,19 @@ func (r *run) appendSlot(dst []byte, k int) []byte {
 		}
 	}
 	if plain {
-		return append(dst, v...)
+		return v
 	}
 	var err error
-	if s.class.textual() {
-		r.tmp, err = xmlscan.NormalizeText(v, r.tmp[:0])
-		if err == nil {
-			return c14n.AppendText(dst, r.tmp)
+	if textual {
+		if r.tmp, err = xmlscan.NormalizeText(v, r.tmp[:0]); err == nil {
+			r.norm = c14n.AppendText(r.norm[:0], r.tmp)
+			return r.norm
 		}
-	} else {
-		r.tmp, err = xmlscan.NormalizeAttrValue(v, r.tmp[:0])
-		if err == nil {
-			return c14n.AppendAttr(dst, r.tmp)
-		}
+	} else if r.tmp, err = xmlscan.NormalizeAttrValue(v, r.tmp[:0]); err == nil {
+		r.norm = c14n.AppendAttr(r.norm[:0], r.tmp)
+		return r.norm
 	}
-	return append(dst, v...) // unreachable: the class admitted only well-formed references
+	return v // unreachable: the class admitted only well-formed references
 }
 
 // signature verifies one ds:Signature as the DOM engine does: canonical
@@ -258,22 +262,23 @@ func (r *run) signature(st *sigStep, n int) error {
 	return nil
 }
 
-// keySize makes the n-th key_size usage fact this match's.
+// keySize makes the n-th key_size usage fact this match's. The learned
+// list is shared until a key size differs from the learned one.
 func (r *run) keySize(n, bits int) {
 	t := r.t
 	if n >= len(t.keySizes) {
 		return
 	}
 	want := strconv.Itoa(bits)
-	if r.res.Algorithms == nil {
-		r.res.Algorithms = t.algs
+	k := t.keySizes[n]
+	if r.res.Algorithms[k].Value == want {
+		return
 	}
-	if r.res.Algorithms[t.keySizes[n]].Value != want {
-		if &r.res.Algorithms[0] == &t.algs[0] {
-			r.res.Algorithms = append([]wss.AlgorithmUse(nil), t.algs...)
-		}
-		r.res.Algorithms[t.keySizes[n]].Value = want
+	if r.shared {
+		r.res.Algorithms = append([]wss.AlgorithmUse(nil), r.res.Algorithms...)
+		r.shared = false
 	}
+	r.res.Algorithms[k].Value = want
 }
 
 // signer resolves and validates the signing certificate.
@@ -315,8 +320,7 @@ func (r *run) reference(rs *refStep) error {
 			h.Write(p.lit)
 			continue
 		}
-		r.norm = r.appendSlot(r.norm[:0], p.slot)
-		h.Write(r.norm)
+		h.Write(r.slotCanon(p.slot))
 	}
 	if subtle.ConstantTimeCompare(h.Sum(sum[:0]), want) != 1 {
 		return wss.Failf(wss.ReasonDigest, "digest does not match")

@@ -68,7 +68,15 @@ func (s *Store) allow(now time.Time) bool {
 func (s *Store) add(t *Template) (added bool, reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.byID[t.ID]; ok {
+	if old, ok := s.byID[t.ID]; ok {
+		// The same shape learned again: the DOM engine accepted a message
+		// the template sent back to it (a trust store reload makes a
+		// looked-up signer stale). The fresh template takes the old one's
+		// place, at the same leaf of the automaton.
+		t.learnedAt = old.learnedAt
+		s.byID[t.ID] = t
+		s.bytes += t.size - old.size
+		s.root.Store(insert(s.root.Load(), t, 0, 0))
 		return false, ""
 	}
 	if t.size > s.opts.MaxBytes || s.opts.MaxTemplates <= 0 {

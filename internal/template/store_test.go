@@ -135,3 +135,27 @@ func gatherText(t *testing.T, m *metrics.Metrics) string {
 	require.NoError(t, err)
 	return string(out)
 }
+
+// TestRelearnReplacesStaleTemplate: a template whose looked-up signer came
+// from a trust store that has since been reloaded sends its shape to the
+// DOM engine, which teaches it again; the next message hits.
+func TestRelearnReplacesStaleTemplate(t *testing.T) {
+	f := newFixture(t, nil, testOptions())
+	first := f.sign(t, envelope(false, 2, "a"), f.rsa, signer.RefSKI, f.now, nil)
+	_, err := f.engine.Process(first, f.policy, f.now)
+	require.NoError(t, err)
+	for _, tpl := range f.store.Templates() {
+		for _, s := range tpl.steps {
+			if s.sig != nil {
+				s.sig.trust = nil // as if learned under an older trust store
+			}
+		}
+	}
+	res, err := f.engine.Process(f.sign(t, envelope(false, 2, "b"), f.rsa, signer.RefSKI, f.now, nil), f.policy, f.now)
+	require.NoError(t, err)
+	assert.Equal(t, metrics.LookupRejected, res.Lookup, "a stale template defers to the DOM engine")
+	res, err = f.engine.Process(f.sign(t, envelope(false, 2, "c"), f.rsa, signer.RefSKI, f.now, nil), f.policy, f.now)
+	require.NoError(t, err)
+	assert.Equal(t, metrics.LookupHit, res.Lookup, "the shape was learned again")
+	assert.Equal(t, 1, f.store.Len())
+}
