@@ -19,9 +19,10 @@ type result struct {
 	firstErr error
 }
 
-// load sends body to url from conns keep-alive connections for d, bounded
-// in time, and measures throughput and latency.
-func load(url string, body []byte, conns int, d time.Duration) (result, error) {
+// load sends bodies (in turn, each connection from its own offset) to url
+// from conns keep-alive connections for d, bounded in time, and measures
+// throughput and latency.
+func load(url string, bodies [][]byte, conns int, d time.Duration) (result, error) {
 	tr := &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, DisableCompression: true}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
@@ -36,9 +37,9 @@ func load(url string, body []byte, conns int, d time.Duration) (result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for time.Now().Before(deadline) {
+			for n := c; time.Now().Before(deadline); n++ {
 				t0 := time.Now()
-				if err := post(client, url, body); err != nil {
+				if err := post(client, url, bodies[n%len(bodies)]); err != nil {
 					errs[c]++
 					errMu.Lock()
 					if firstErr == nil {

@@ -1,10 +1,12 @@
-// Command proxy measures wssgw's pass-through overhead: it drives the same
-// SOAP load through the real wssgw binary and through a plain
-// httputil.ReverseProxy, in the same run, against the same backend, in
-// alternating rounds, and prints requests/s, p50 and p99 for both and their
-// ratios. The backend and the plain proxy run as separate processes (this
-// binary re-executed), like wssgw, so that all three compete for the CPU
-// alike.
+// Command proxy measures wssgw against a plain httputil.ReverseProxy: it
+// drives the same SOAP load through the real wssgw binary and through the
+// plain proxy, in the same run, against the same backend, in alternating
+// rounds, and prints requests/s, p50 and p99 for both and their ratios.
+// Two scenarios: pass-through (an unsecured route, goal >= 0.95) and signed
+// (each request carries a WS-Security signature that wssgw verifies on its
+// template path, goal >= 0.75; the plain proxy just forwards it). The
+// backend and the plain proxy run as separate processes (this binary
+// re-executed), like wssgw, so that all three compete for the CPU alike.
 //
 //	go run ./bench/proxy -wssgw bin/wssgw
 package main
@@ -13,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"time"
 )
@@ -24,6 +27,8 @@ type options struct {
 	duration time.Duration
 	warmup   time.Duration
 	rounds   int
+	scenario string
+	keys     string
 }
 
 func main() {
@@ -38,6 +43,8 @@ func main() {
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "measured time per target and round")
 	flag.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured load per target before the first round")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds; targets alternate within each round")
+	flag.StringVar(&o.scenario, "scenario", "all", "passthrough, signed or all")
+	flag.StringVar(&o.keys, "keys", "examples/keys", "directory of the demo keys (partner.crt/.key, ca.crt) for the signed scenario")
 	flag.Parse()
 	if err := benchmark(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-proxy:", err)
@@ -45,7 +52,18 @@ func main() {
 	}
 }
 
+// scenario is one comparison: the same bodies through both proxies.
+type scenario struct {
+	name, path string
+	bodies     [][]byte
+	goal       float64
+}
+
 func benchmark(o options) error {
+	scenarios, err := scenariosOf(o)
+	if err != nil {
+		return err
+	}
 	procs := &processes{}
 	defer procs.stopAll()
 	backend, err := procs.startRole("backend", "")
@@ -56,15 +74,61 @@ func benchmark(o options) error {
 	if err != nil {
 		return err
 	}
-	gw, err := procs.startWssgw(o.wssgw, backend)
+	caFile, err := filepath.Abs(filepath.Join(o.keys, "ca.crt"))
 	if err != nil {
 		return err
 	}
-	targets := []target{{"plain ReverseProxy", "http://" + plain + "/orders"}, {"wssgw", "http://" + gw + "/orders"}}
-	body := soapBody(o.size)
+	gw, admin, err := procs.startWssgw(o.wssgw, backend, caFile)
+	if err != nil {
+		return err
+	}
+	for _, sc := range scenarios {
+		targets := []target{{"plain ReverseProxy", "http://" + plain + sc.path}, {"wssgw", "http://" + gw + sc.path}}
+		before, _, err := templateHits(admin)
+		if err != nil {
+			return err
+		}
+		results, err := compare(o, targets, sc.bodies)
+		if err != nil {
+			return fmt.Errorf("%s: %w", sc.name, err)
+		}
+		after, all, err := templateHits(admin)
+		if err != nil {
+			return err
+		}
+		report(o, sc, targets, results)
+		if sc.path == signedPath {
+			fmt.Printf("template path: %.0f hits during the scenario (%.0f lookups in all)\n", after-before, all)
+		}
+	}
+	return nil
+}
+
+const signedPath = "/signed"
+
+func scenariosOf(o options) ([]scenario, error) {
+	var out []scenario
+	if o.scenario == "all" || o.scenario == "passthrough" {
+		out = append(out, scenario{"pass-through", "/orders", [][]byte{soapBody(o.size)}, 0.95})
+	}
+	if o.scenario == "all" || o.scenario == "signed" {
+		bodies, err := signedBodies(o.keys, o.size, 64)
+		if err != nil {
+			return nil, fmt.Errorf("signing the scenario's messages: %w", err)
+		}
+		out = append(out, scenario{"signed", signedPath, bodies, 0.75})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("unknown -scenario %q", o.scenario)
+	}
+	return out, nil
+}
+
+// compare runs the alternating rounds of one scenario.
+func compare(o options, targets []target, bodies [][]byte) ([][]result, error) {
 	for _, t := range targets {
-		if _, err := load(t.url, body, o.conns, o.warmup); err != nil {
-			return fmt.Errorf("%s: %w", t.name, err)
+		if _, err := load(t.url, bodies, o.conns, o.warmup); err != nil {
+			return nil, fmt.Errorf("%s: %w", t.name, err)
 		}
 	}
 	results := make([][]result, len(targets))
@@ -73,22 +137,21 @@ func benchmark(o options) error {
 			// Alternate the order each round so neither target always
 			// runs right after the other's load.
 			idx := (i + r) % len(targets)
-			res, err := load(targets[idx].url, body, o.conns, o.duration)
+			res, err := load(targets[idx].url, bodies, o.conns, o.duration)
 			if err != nil {
-				return fmt.Errorf("%s: %w", targets[idx].name, err)
+				return nil, fmt.Errorf("%s: %w", targets[idx].name, err)
 			}
 			results[idx] = append(results[idx], res)
 		}
 	}
-	report(o, targets, results)
-	return nil
+	return results, nil
 }
 
 type target struct{ name, url string }
 
-func report(o options, targets []target, results [][]result) {
-	fmt.Printf("bench-proxy: %d-byte SOAP 1.1 POST, %d connections, %d round(s) x %s per target, loopback, GOMAXPROCS default\n",
-		o.size, o.conns, o.rounds, o.duration)
+func report(o options, sc scenario, targets []target, results [][]result) {
+	fmt.Printf("bench-proxy %s: %d-byte SOAP 1.1 POST (%d distinct messages), %d connections, %d round(s) x %s per target, loopback, GOMAXPROCS default\n",
+		sc.name, len(sc.bodies[0]), len(sc.bodies), o.conns, o.rounds, o.duration)
 	fmt.Printf("%-20s %10s %10s %10s %8s\n", "target", "req/s", "p50", "p99", "errors")
 	med := make([]result, len(targets))
 	for i, t := range targets {
@@ -100,8 +163,8 @@ func report(o options, targets []target, results [][]result) {
 			fmt.Printf("first error, %s: %v\n", t.name, med[i].firstErr)
 		}
 	}
-	fmt.Printf("ratio wssgw/plain: req/s %.3f, p50 %.3f, p99 %.3f (goal: req/s >= 0.95)\n",
-		med[1].rps/med[0].rps, float64(med[1].p50)/float64(med[0].p50), float64(med[1].p99)/float64(med[0].p99))
+	fmt.Printf("ratio wssgw/plain (%s): req/s %.3f, p50 %.3f, p99 %.3f (goal: req/s >= %.2f)\n",
+		sc.name, med[1].rps/med[0].rps, float64(med[1].p50)/float64(med[0].p50), float64(med[1].p99)/float64(med[0].p99), sc.goal)
 }
 
 // median takes the round with the median throughput, keeping its latencies.

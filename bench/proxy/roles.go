@@ -95,38 +95,51 @@ func (p *processes) startRole(role, backend string) (string, error) {
 	return strings.TrimSpace(line), nil
 }
 
-// startWssgw runs the real binary with a route to backend. It logs at info
+// startWssgw runs the real binary with an unsecured route and a signed one
+// to backend, and returns its data and admin addresses. It logs at info
 // level, as in production, into a discarded pipe.
-func (p *processes) startWssgw(bin, backend string) (string, error) {
+func (p *processes) startWssgw(bin, backend, caFile string) (data, admin string, err error) {
 	dir, err := os.MkdirTemp("", "bench-proxy-")
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	p.dir = dir
-	cfg := fmt.Sprintf("listen: 127.0.0.1:0\nadmin: {listen: 127.0.0.1:0}\nroutes:\n  - {name: orders, path: /orders, backend: \"http://%s\", policy: none}\n", backend)
+	cfg := fmt.Sprintf("listen: 127.0.0.1:0\nadmin: {listen: 127.0.0.1:0}\nroutes:\n"+
+		"  - {name: orders, path: /orders, backend: \"http://%s\", policy: none}\n"+
+		"  - {name: signed, path: %s, backend: \"http://%s\", policy: partner}\n"+signedPolicy,
+		backend, signedPath, backend, caFile)
 	file := filepath.Join(dir, "wssgw.yaml")
 	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
-		return "", err
+		return "", "", err
 	}
 	cmd := exec.Command(bin, "serve", "--config", file)
 	errPipe, err := cmd.StderrPipe()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("starting %s: %w", bin, err)
+		return "", "", fmt.Errorf("starting %s: %w", bin, err)
 	}
 	p.cmds = append(p.cmds, cmd)
 	sc := bufio.NewScanner(errPipe)
 	for sc.Scan() {
 		line := sc.Text()
-		if i := strings.Index(line, `"data":"`); i >= 0 && strings.Contains(line, `"msg":"listening"`) {
-			addr := line[i+len(`"data":"`):]
+		if strings.Contains(line, `"msg":"listening"`) {
 			go func() { _, _ = io.Copy(io.Discard, errPipe) }()
-			return addr[:strings.IndexByte(addr, '"')], nil
+			return jsonField(line, "data"), jsonField(line, "admin"), nil
 		}
 	}
-	return "", fmt.Errorf("wssgw exited before listening")
+	return "", "", fmt.Errorf("wssgw exited before listening")
+}
+
+// jsonField is the string value of key in a flat JSON log line.
+func jsonField(line, key string) string {
+	i := strings.Index(line, `"`+key+`":"`)
+	if i < 0 {
+		return ""
+	}
+	v := line[i+len(key)+4:]
+	return v[:strings.IndexByte(v, '"')]
 }
 
 func (p *processes) stopAll() {
