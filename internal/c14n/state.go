@@ -39,6 +39,8 @@ type state struct {
 	cand     []binding // candidate namespace nodes of the current element
 	attrs    []int     // attribute indices of the current element, sorted
 	scratch  []byte    // normalization buffer
+
+	replace Replacer // nil except for CanonicalizeToReplacing
 }
 
 // ParsePrefixList splits the value of an InclusiveNamespaces PrefixList
@@ -97,7 +99,7 @@ func (s *state) init(w io.Writer, d *xmlscan.Document, m mode, prefixList []stri
 
 // release returns s to the pool, dropping references to caller data.
 func (s *state) release() {
-	s.d, s.w, s.buf = nil, nil, nil
+	s.d, s.w, s.buf, s.replace = nil, nil, nil, nil
 	if cap(s.scratch) > keepMax {
 		s.scratch = nil
 	}

@@ -36,6 +36,14 @@ func (s *state) subtree(apex int) error {
 			}
 			p, cur = e.End, e.Parent
 		case next < last && d.Elements[next].Start == q:
+			if s.replace != nil {
+				if done, err := s.replaced(next); err != nil {
+					return err
+				} else if done {
+					p, next = d.Elements[next].End, d.Elements[next].Next
+					continue
+				}
+			}
 			if err := s.startTag(next, false); err != nil {
 				return err
 			}

@@ -128,8 +128,12 @@ func (m *message) cipherValue(cd int) ([]byte, error) {
 		return nil, err
 	}
 	if !m.is(c, nsXEnc, "CipherValue") {
-		// No CipherReference: nothing is fetched (DESIGN.md §5.8).
+		// No CipherReference here (only attachment EncryptedData have
+		// one, decryptAttachment): nothing is fetched (DESIGN.md §5.8).
 		return nil, wss.Failf(wss.ReasonStructure, "CipherData without CipherValue")
+	}
+	if m.xopValue(c) {
+		return m.xopCipherValue(c + 1)
 	}
 	return b64(m.text(c))
 }
@@ -196,8 +200,14 @@ func (m *message) decryptAll(uris []string, key []byte, kt string) error {
 // the gate again).
 func (m *message) decryptData(ed int, key []byte, kt string) error {
 	typ, _ := m.attr(ed, "", "Type")
-	if typ != typeElement && typ != typeContent {
+	swa := typ == typeSwAContent || typ == typeSwAComplete
+	if typ != typeElement && typ != typeContent && !swa {
 		return wss.Failf(wss.ReasonStructure, "EncryptedData Type must be Element or Content")
+	}
+	if swa && !m.inSecurity(ed) {
+		// SwA §5.5.2: the EncryptedData of an attachment is in the
+		// Security header, where WSS4J writes it.
+		return wss.Failf(wss.ReasonStructure, "attachment EncryptedData outside the Security header")
 	}
 	for a := m.doc.Elements[ed].Parent; a >= 0; a = m.doc.Elements[a].Parent {
 		if m.is(a, nsDS, "Signature") || m.is(a, nsXEnc, "EncryptedData") || m.is(a, nsXEnc, "EncryptedKey") {
@@ -241,6 +251,9 @@ func (m *message) decryptData(ed int, key []byte, kt string) error {
 			return wss.Failf(wss.ReasonToken, "EncryptedData key is not an EncryptedKey")
 		}
 		key = ref.key
+	}
+	if swa {
+		return m.decryptAttachment(ed, cd, alg, key, typ == typeSwAComplete)
 	}
 	cv, err := m.cipherValue(cd)
 	if err != nil {

@@ -18,6 +18,9 @@ type Engine struct {
 	// docs pools the gate's Documents (message and SignedInfo), so that a
 	// steady stream of messages reuses their slices and intern tables.
 	docs sync.Pool
+	// bufferLimit bounds an attachment held in memory
+	// (wss.MaxBufferedAttachment; tests lower it).
+	bufferLimit int64
 }
 
 // New returns an engine gating messages with cfg.
@@ -26,7 +29,7 @@ func New(cfg xmlscan.Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{scanner: s}
+	e := &Engine{scanner: s, bufferLimit: wss.MaxBufferedAttachment}
 	e.docs.New = func() any { return new(scratch) }
 	return e, nil
 }
@@ -90,6 +93,8 @@ type message struct {
 	// plain is set for a plain XML document (VerifyDocument,
 	// DecryptDocument): no SOAP structure is located.
 	plain bool
+	// att is the MTOM/SwA package of ProcessAttachments, nil otherwise.
+	att *attachmentState
 }
 
 // load gates data and builds the tree and indexes.
@@ -108,6 +113,11 @@ func (m *message) load(data []byte) error {
 	}
 	if err := m.checkValues(); err != nil {
 		return err
+	}
+	if m.att != nil {
+		if err := m.indexXOP(); err != nil {
+			return err
+		}
 	}
 	if m.plain {
 		return nil

@@ -142,7 +142,7 @@ func (m *message) checkValues() error {
 		if !valueElements[xml.Name{Space: e.Space, Local: e.Local}] {
 			continue
 		}
-		if e.Flags&(xmlscan.FlagComment|xmlscan.FlagCDATA) != 0 || (i+1 < e.Next) {
+		if e.Flags&(xmlscan.FlagComment|xmlscan.FlagCDATA) != 0 || (i+1 < e.Next && !m.xopValue(i)) {
 			return wss.Failf(wss.ReasonMalformed, "%s must hold text only", m.name(i))
 		}
 	}
@@ -170,4 +170,12 @@ func (m *message) start(i int) int { return m.doc.Elements[i].Start }
 // header.
 func (m *message) inSecurity(i int) bool {
 	return m.secIdx >= 0 && m.doc.Elements[i].Parent == m.secIdx
+}
+
+// xopValue reports whether value element i is an xenc:CipherValue whose
+// one child is an xop:Include, in a package with attachments: WSS4J
+// (storeBytesInAttachment) moves CipherValue octets into a MIME part.
+// That the xop:Include is its only content is checked by indexXOP.
+func (m *message) xopValue(i int) bool {
+	return m.att != nil && m.is(i, nsXEnc, "CipherValue") && m.doc.Elements[i].Next == i+2 && m.is(i+1, nsXOP, "Include")
 }

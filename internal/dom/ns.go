@@ -32,3 +32,15 @@ const (
 
 	roleUltimate = "http://www.w3.org/2003/05/soap-envelope/role/ultimateReceiver"
 )
+
+// MTOM/XOP and the WSS SwA Profile 1.1.
+const (
+	nsXOP = "http://www.w3.org/2004/08/xop/include"
+
+	swaPrefix       = "http://docs.oasis-open.org/wss/oasis-wss-SwAProfile-1.1#"
+	trSwAContent    = swaPrefix + "Attachment-Content-Signature-Transform"
+	trSwAComplete   = swaPrefix + "Attachment-Complete-Signature-Transform"
+	trSwACiphertext = swaPrefix + "Attachment-Ciphertext-Transform"
+	typeSwAContent  = swaPrefix + "Attachment-Content-Only"
+	typeSwAComplete = swaPrefix + "Attachment-Complete"
+)

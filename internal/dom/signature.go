@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
+	"errors"
+	"hash"
 	"io"
 	"strconv"
 	"strings"
@@ -57,11 +59,16 @@ func (m *message) signature(s int) error {
 		return wss.Wrap(wss.ReasonSignature, err, "SignatureValue")
 	}
 	sig.SignedInfoDigest = sha256.Sum256(canon)
-	if sig.Covered, err = m.references(canon); err != nil {
+	var parts []*wss.AttachmentFact
+	if sig.Covered, parts, err = m.references(canon); err != nil {
 		return err
 	}
 	if ref.token >= 0 {
 		m.res.Token = ref.token
+	}
+	for _, f := range parts {
+		f.SwA = true
+		f.Signatures = appendOnce(f.Signatures, len(m.res.Signatures))
 	}
 	m.res.Signatures = append(m.res.Signatures, sig)
 	return nil
@@ -145,42 +152,53 @@ func (m *message) verificationKey(ref *tokenRef, method string, sig *wss.Signatu
 }
 
 // references checks every Reference of the verified canonical SignedInfo
-// and returns the start offsets of the elements they cover.
-func (m *message) references(canon []byte) ([]int, error) {
+// and returns the start offsets of the elements they cover and the
+// attachments their SwA References cover.
+func (m *message) references(canon []byte) ([]int, []*wss.AttachmentFact, error) {
 	sd := m.sd
 	if err := xmlscan.Scan(canon, sd); err != nil {
-		return nil, wss.Wrap(wss.ReasonMalformed, err, "canonical SignedInfo")
+		return nil, nil, wss.Wrap(wss.ReasonMalformed, err, "canonical SignedInfo")
 	}
 	var covered []int
+	var parts []*wss.AttachmentFact
 	for r := sd.FirstChild(0); r >= 0; r = sd.NextSibling(r) {
 		if e := &sd.Elements[r]; e.Space != nsDS || e.Local != "Reference" {
 			continue
 		}
+		if uri := attrOf(sd, r, "URI"); isCID(uri) {
+			f, err := m.swaReference(sd, r, uri)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, g := range parts {
+				if g == f {
+					return nil, nil, wss.Failf(wss.ReasonReference, "attachment referenced twice")
+				}
+			}
+			parts = append(parts, f)
+			continue
+		}
 		start, err := m.reference(sd, r)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, c := range covered {
 			if c == start {
-				return nil, wss.Failf(wss.ReasonReference, "element referenced twice")
+				return nil, nil, wss.Failf(wss.ReasonReference, "element referenced twice")
 			}
 		}
 		covered = append(covered, start)
 	}
-	if len(covered) == 0 {
-		return nil, wss.Failf(wss.ReasonReference, "SignedInfo without References")
+	if len(covered)+len(parts) == 0 {
+		return nil, nil, wss.Failf(wss.ReasonReference, "SignedInfo without References")
 	}
-	return covered, nil
+	return covered, parts, nil
 }
 
-// reference checks one Reference read from the canonical SignedInfo sd.
-func (m *message) reference(sd *xmlscan.Document, r int) (int, error) {
-	uri := attrOf(sd, r, "URI")
-	target, err := m.resolve(uri)
-	if err != nil {
-		return -1, err
-	}
-	var transforms, dm, dv = -1, -1, -1
+// referenceParts splits a Reference into Transforms, DigestMethod and
+// DigestValue (-1 when absent), in XMLDSig §4.4.3 order.
+func referenceParts(sd *xmlscan.Document, r int) (transforms, dm, dv int, err error) {
+	transforms, dm, dv = -1, -1, -1
 	for c := sd.FirstChild(r); c >= 0; c = sd.NextSibling(c) {
 		switch e := &sd.Elements[c]; {
 		case e.Space == nsDS && e.Local == "Transforms" && transforms < 0 && dm < 0:
@@ -190,11 +208,26 @@ func (m *message) reference(sd *xmlscan.Document, r int) (int, error) {
 		case e.Space == nsDS && e.Local == "DigestValue" && dm >= 0 && dv < 0:
 			dv = c
 		default:
-			return -1, wss.Failf(wss.ReasonStructure, "malformed Reference")
+			return -1, -1, -1, wss.Failf(wss.ReasonStructure, "malformed Reference")
 		}
 	}
 	if dm < 0 || dv < 0 {
-		return -1, wss.Failf(wss.ReasonStructure, "Reference without DigestMethod and DigestValue")
+		return -1, -1, -1, wss.Failf(wss.ReasonStructure, "Reference without DigestMethod and DigestValue")
+	}
+	return transforms, dm, dv, nil
+}
+
+// reference checks one same-document Reference read from the canonical
+// SignedInfo sd.
+func (m *message) reference(sd *xmlscan.Document, r int) (int, error) {
+	uri := attrOf(sd, r, "URI")
+	target, err := m.resolve(uri)
+	if err != nil {
+		return -1, err
+	}
+	transforms, dm, dv, err := referenceParts(sd, r)
+	if err != nil {
+		return -1, err
 	}
 	digestAlg := attrOf(sd, dm, "Algorithm")
 	if err := m.allow(wss.UseDigest, digestAlg); err != nil {
@@ -217,18 +250,42 @@ func (m *message) reference(sd *xmlscan.Document, r int) (int, error) {
 	if err != nil {
 		return -1, wss.Wrap(wss.ReasonAlgorithm, err, "DigestMethod")
 	}
-	if deref {
+	var ok bool
+	switch {
+	case deref:
 		err = m.strDereferenced(h, alg, covered)
-	} else {
+	case m.hasXOP(covered):
+		ok, err = m.xopDigestMatches(h, digestAlg, alg, covered, prefixes, want)
+	default:
 		err = c14n.CanonicalizeTo(h, alg, m.doc, covered, prefixes)
 	}
 	if err != nil {
+		var we *wss.Error
+		if errors.As(err, &we) {
+			return -1, we
+		}
 		return -1, wss.Wrap(wss.ReasonMalformed, err, "canonicalizing %s", m.name(covered))
 	}
-	if subtle.ConstantTimeCompare(h.Sum(nil), want) != 1 {
+	if !ok && subtle.ConstantTimeCompare(h.Sum(nil), want) != 1 {
 		return -1, wss.Failf(wss.ReasonDigest, "digest of %s does not match", m.name(covered))
 	}
 	return m.start(covered), nil
+}
+
+// xopDigestMatches digests element covered as its XOP infoset, in both
+// base64 forms (xopDigest), and reports whether either matches want.
+func (m *message) xopDigestMatches(h hash.Hash, digestAlg, alg string, covered int, prefixes []string, want []byte) (bool, error) {
+	h2, err := crypto.NewDigest(digestAlg)
+	if err != nil {
+		return false, err
+	}
+	x := &xopDigest{a: h, b: h2}
+	if err := c14n.CanonicalizeToReplacing(x, alg, m.doc, covered, prefixes, m.xopReplacer(x)); err != nil {
+		return false, err
+	}
+	a := subtle.ConstantTimeCompare(h.Sum(nil), want)
+	b := subtle.ConstantTimeCompare(h2.Sum(nil), want)
+	return a|b == 1, nil
 }
 
 // transforms checks a Reference's Transforms against the allow-list:

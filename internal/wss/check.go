@@ -33,7 +33,7 @@ func (p *Policy) CheckFacts(r *Result) error {
 	if c.Has(config.RequireUsernameToken) && r.Username == nil {
 		return Failf(ReasonMissing, "no username token")
 	}
-	if c.Has(config.RequireEncryption) && len(r.Decrypted) == 0 {
+	if c.Has(config.RequireEncryption) && len(r.Decrypted) == 0 && !r.decryptedAttachments() {
 		return Failf(ReasonMissing, "nothing was encrypted")
 	}
 	if c.Has(config.RequireSignature) && r.Signer() == nil {
@@ -58,7 +58,7 @@ func (p *Policy) CheckFacts(r *Result) error {
 			return err
 		}
 	}
-	return nil
+	return p.checkAttachments(r)
 }
 
 // requireCovered checks one required part by node identity: the element the

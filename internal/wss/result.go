@@ -35,6 +35,13 @@ type Result struct {
 	Signatures []Signature
 	// Decrypted lists what was decrypted.
 	Decrypted []Decryption
+	// Attachments has one fact per attachment of an MTOM/SwA package, in
+	// package order (nil for a plain message).
+	Attachments []AttachmentFact
+	// Consumed are the Content-IDs of attachments the Security header
+	// consumed (ciphertext decrypted into the document): the backend must
+	// not get them.
+	Consumed []string
 	// Algorithms lists every algorithm URI the message used, for the
 	// per-policy usage counters.
 	Algorithms []AlgorithmUse

@@ -1,0 +1,182 @@
+package dom
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/wssgw/wssgw/internal/c14n"
+	"github.com/wssgw/wssgw/internal/wss"
+	"github.com/wssgw/wssgw/internal/xmlscan"
+)
+
+var errCID = errors.New("dom: not a cid: URL")
+
+// cidFromURL returns the Content-ID a "cid:" URL names (RFC 2392 §2: the
+// scheme is case-insensitive and the addr-spec is %-encoded). Any other
+// URL (http:, file:, relative) is refused: attachments are the only
+// external content a message may name, and nothing is fetched (DESIGN.md
+// §5.8).
+func cidFromURL(href string) (string, error) {
+	if len(href) < 5 || !strings.EqualFold(href[:4], "cid:") {
+		return "", errCID
+	}
+	cid, err := url.PathUnescape(href[4:])
+	if err != nil || cid == "" {
+		return "", fmt.Errorf("%w: bad %%-encoding or empty", errCID)
+	}
+	return cid, nil
+}
+
+// indexXOP checks every xop:Include of the document and maps it to its
+// part (W3C XOP 1.0 §3.1, §4): href is a cid: URL of an attachment of the
+// package, the xop:Include is empty and is the only content of its
+// parent (the parent's character content is the part's base64, nothing
+// else), and no part is included twice or both included and used as
+// ciphertext (one part, one meaning: two xop:Includes of one part would
+// let a signature over one vouch for the other).
+func (m *message) indexXOP() error {
+	m.att.xop = map[int]string{}
+	seen := map[string]bool{}
+	for i := range m.doc.Elements {
+		if !m.is(i, nsXOP, "Include") {
+			continue
+		}
+		href, _ := m.attr(i, "", "href")
+		_, f, err := m.attachment(href)
+		if err != nil {
+			return err
+		}
+		if seen[f.CID] {
+			return wss.Failf(wss.ReasonReference, "attachment <%s> included twice", f.CID)
+		}
+		if f.Decrypted || (f.Consumed && !m.xopValue(m.doc.Elements[i].Parent)) {
+			// A consumed part stays named by the CipherValue that held it
+			// (an EncryptedKey stays in the header); nothing else may
+			// name ciphertext.
+			return wss.Failf(wss.ReasonReference, "xop:Include of an encrypted attachment")
+		}
+		seen[f.CID] = true
+		if err := m.xopAlone(i); err != nil {
+			return err
+		}
+		m.att.xop[i] = f.CID
+	}
+	return nil
+}
+
+// xopAlone checks that xop:Include i is empty and the only content of its
+// parent (XOP 1.0 §3.1: the element information item being optimized has
+// the xop:Include as its only child).
+func (m *message) xopAlone(i int) error {
+	e := &m.doc.Elements[i]
+	p := e.Parent
+	if p < 0 || e.Next != i+1 || e.StartEnd != e.EndStart || e.Flags&(xmlscan.FlagComment|xmlscan.FlagCDATA) != 0 {
+		return wss.Failf(wss.ReasonStructure, "xop:Include must be empty and have a parent")
+	}
+	pe := &m.doc.Elements[p]
+	if pe.Next != i+1 || pe.StartEnd != e.Start || pe.EndStart != e.End {
+		return wss.Failf(wss.ReasonStructure, "xop:Include must be the only content of its parent")
+	}
+	return nil
+}
+
+// hasXOP reports whether the subtree of element i holds an xop:Include.
+func (m *message) hasXOP(i int) bool {
+	if m.att == nil {
+		return false
+	}
+	for inc := range m.att.xop {
+		if inc > i && inc < m.doc.Elements[i].Next {
+			return true
+		}
+	}
+	return false
+}
+
+// xopDigest digests one Reference target holding xop:Includes in the two
+// lexical forms a signer may have put in place of each xop:Include: the
+// canonical base64 (XOP 1.0 §3.2; Santuario with ignoreLineBreaks) in a,
+// and the MIME form of Apache Santuario's default XMLUtils.encodeToString
+// (76-character lines separated by CR LF, which C14N renders "&#xD;\n";
+// what WSS4J inlines with expandXOPInclude) in b. Both are the same
+// octets of the same part, so accepting either digest proves the same
+// content. Everything outside the xop:Includes goes to both.
+type xopDigest struct{ a, b hash.Hash }
+
+func (x *xopDigest) Write(p []byte) (int, error) {
+	x.a.Write(p)
+	return x.b.Write(p)
+}
+
+// xopReplacer returns the c14n Replacer that writes each xop:Include's
+// part, base64-encoded in both forms, into x (read once, never
+// materialized).
+func (m *message) xopReplacer(x *xopDigest) c14n.Replacer {
+	return func(elem int) (func(io.Writer) error, bool) {
+		cid, ok := m.att.xop[elem]
+		if !ok {
+			return nil, false
+		}
+		return func(io.Writer) error {
+			a, ok := m.att.atts.Attachment(cid)
+			if !ok {
+				return wss.Failf(wss.ReasonReference, "attachment <%s> vanished", cid)
+			}
+			return streamBase64(a, x.a, &mimeLines{w: x.b})
+		}, true
+	}
+}
+
+// streamBase64 writes the base64 of a's content to both writers.
+func streamBase64(a wss.Attachment, w1, w2 io.Writer) error {
+	r, err := a.Open()
+	if err != nil {
+		return fmt.Errorf("dom: open attachment: %w", err)
+	}
+	defer r.Close()
+	e1 := base64.NewEncoder(base64.StdEncoding, w1)
+	e2 := base64.NewEncoder(base64.StdEncoding, w2)
+	if _, err := io.Copy(io.MultiWriter(e1, e2), r); err != nil {
+		return fmt.Errorf("dom: read attachment: %w", err)
+	}
+	if err := e1.Close(); err != nil {
+		return err
+	}
+	return e2.Close()
+}
+
+// mimeLines breaks base64 text into 76-character lines separated by the
+// canonical form of CR LF, with no separator after the last line (Java's
+// Base64.getMimeEncoder, RFC 2045 §6.8).
+type mimeLines struct {
+	w   io.Writer
+	col int
+}
+
+const mimeLineLen = 76
+
+var canonicalCRLF = []byte("&#xD;\n")
+
+func (l *mimeLines) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		if l.col == mimeLineLen {
+			if _, err := l.w.Write(canonicalCRLF); err != nil {
+				return 0, err
+			}
+			l.col = 0
+		}
+		k := min(mimeLineLen-l.col, len(p))
+		if _, err := l.w.Write(p[:k]); err != nil {
+			return 0, err
+		}
+		l.col += k
+		p = p[k:]
+	}
+	return n, nil
+}
