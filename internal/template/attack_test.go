@@ -19,12 +19,20 @@ import (
 // mutants that still match are rejected by the template path itself.
 func TestAttackSuiteWithLearnedTemplate(t *testing.T) {
 	f := newFixture(t, nil, testOptions())
-	for _, ref := range []string{signer.RefBST, signer.RefIssuerSerial, signer.RefSKI} {
-		t.Run("fail/"+ref, func(t *testing.T) {
-			first := f.sign(t, envelope(false, 2, "learn"), f.rsa, ref, f.now, nil)
+	cases := []struct {
+		name, ref string
+		enc       func(*signer.Options)
+	}{
+		{signer.RefBST, signer.RefBST, nil}, {signer.RefIssuerSerial, signer.RefIssuerSerial, nil}, {signer.RefSKI, signer.RefSKI, nil},
+		{"bst-encrypted", signer.RefBST, f.encrypt(signer.RefIssuerSerial)},
+	}
+	for _, c := range cases {
+		ref := c.ref
+		t.Run("fail/"+c.name, func(t *testing.T) {
+			first := f.sign(t, envelope(false, 2, "learn"), f.rsa, ref, f.now, c.enc)
 			_, err := f.engine.Process(first, f.policy, f.now)
 			require.NoError(t, err)
-			base := f.sign(t, envelope(false, 2, "attack"), f.rsa, ref, f.now, nil)
+			base := f.sign(t, envelope(false, 2, "attack"), f.rsa, ref, f.now, c.enc)
 			res, err := f.engine.Process(base, f.policy, f.now)
 			require.NoError(t, err)
 			require.Equal(t, metrics.LookupHit, res.Lookup, "the original shape is on the template path")
@@ -42,7 +50,7 @@ func TestAttackSuiteWithLearnedTemplate(t *testing.T) {
 					hits++
 				}
 			}
-			t.Logf("%s: %d mutants, %d rejected on the template path itself", ref, len(mutants), hits)
+			t.Logf("%s: %d mutants, %d rejected on the template path itself", c.name, len(mutants), hits)
 			assert.Positive(t, hits, "some mutants match the template and must be rejected by it")
 		})
 	}

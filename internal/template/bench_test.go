@@ -27,24 +27,43 @@ func benchEnvelope(items int, tag string) []byte {
 
 // floor is the crypto a verifier cannot avoid: the RSA verification of the
 // canonical SignedInfo and the digests of the canonical signed parts, with
-// the canonical bytes precomputed.
+// the canonical bytes precomputed, and for an encrypted message the key
+// unwrap and the data decryption.
 type floor struct {
 	signedInfo, sigValue []byte
 	parts                [][]byte
 	pub                  any
 	method               string
+	dec                  *decStep
+	ek, cv               []byte
 }
 
 func floorOf(b *testing.B, f *fixture, msg []byte) *floor {
 	t, caps := f.match(b, msg)
-	var st *sigStep
-	for _, s := range t.steps {
-		if s.sig != nil {
-			st = s.sig
-		}
-	}
 	r := &run{t: t, data: msg, caps: caps}
-	fl := &floor{signedInfo: r.canon(nil, st.signedInfo), pub: f.rsa.Cert.PublicKey, method: st.method}
+	fl := &floor{pub: f.rsa.Cert.PublicKey}
+	st := sigOf(t)
+	for _, s := range t.steps {
+		if s.dec == nil {
+			continue
+		}
+		// The signature is over the plaintext message: find its
+		// canonical forms there.
+		fl.dec = s.dec
+		fl.ek, _ = wss.DecodeBase64(r.val(s.dec.cipher))
+		fl.cv, _ = wss.DecodeBase64(r.val(s.dec.data))
+		pt, err := r.plaintextFor(s.dec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		a, z := r.at(s.dec.start), r.at(s.dec.end)
+		doc := append(append(append([]byte(nil), msg[:a]...), pt...), msg[z:]...)
+		mt := matcher{data: doc, budget: 1 << 30, limits: &f.engine.limits}
+		inner := mt.walk(s.dec.root, 0)
+		r = &run{t: inner, data: doc, caps: mt.caps}
+		st = sigOf(inner)
+	}
+	fl.signedInfo, fl.method = r.canon(nil, st.signedInfo), st.method
 	fl.sigValue, _ = wss.DecodeBase64(r.val(st.value))
 	for _, rs := range st.refs {
 		fl.parts = append(fl.parts, r.canon(nil, rs.canon))
@@ -55,7 +74,32 @@ func floorOf(b *testing.B, f *fixture, msg []byte) *floor {
 	return fl
 }
 
+func sigOf(t *Template) *sigStep {
+	for _, s := range t.steps {
+		if s.sig != nil {
+			return s.sig
+		}
+	}
+	return nil
+}
+
+// plaintextFor decrypts outside a hit (no result to time into).
+func (r *run) plaintextFor(st *decStep) ([]byte, error) {
+	r.res = &wss.Result{}
+	return r.plaintext(st)
+}
+
 func (fl *floor) run() error {
+	if d := fl.dec; d != nil {
+		dec, _ := d.key.Decrypter()
+		key, err := crypto.DecryptKey(d.kt, d.digest, d.mgf, dec, fl.ek, crypto.KeySize(d.alg))
+		if err != nil {
+			return err
+		}
+		if _, err := crypto.DecryptData(d.alg, key, fl.cv); err != nil {
+			return err
+		}
+	}
 	for _, p := range fl.parts {
 		sha256.Sum256(p)
 	}
@@ -78,16 +122,21 @@ func (f *fixture) match(b testing.TB, msg []byte) (*Template, []span) {
 // template).
 func BenchmarkEngines(b *testing.B) {
 	for _, c := range []struct {
-		name  string
-		items int
-	}{{"sign-4KiB", 20}, {"sign-100KiB", 1000}} {
+		name    string
+		items   int
+		encrypt bool
+	}{{"sign-4KiB", 20, false}, {"sign-100KiB", 1000, false}, {"sign+encrypt-4KiB", 20, true}} {
 		b.Run(c.name, func(b *testing.B) {
 			f := newFixture(b, nil, testOptions())
-			learnMsg := f.sign(b, benchEnvelope(c.items, "Item"), f.rsa, signer.RefBST, f.now, nil)
+			var enc func(*signer.Options)
+			if c.encrypt {
+				enc = f.encrypt(signer.RefIssuerSerial)
+			}
+			learnMsg := f.sign(b, benchEnvelope(c.items, "Item"), f.rsa, signer.RefBST, f.now, enc)
 			if _, err := f.engine.Process(learnMsg, f.policy, f.now); err != nil {
 				b.Fatal(err)
 			}
-			msg := f.sign(b, benchEnvelope(c.items, "Item"), f.rsa, signer.RefBST, f.now, nil)
+			msg := f.sign(b, benchEnvelope(c.items, "Item"), f.rsa, signer.RefBST, f.now, enc)
 			if res, err := f.engine.Process(msg, f.policy, f.now); err != nil || res.Lookup != metrics.LookupHit {
 				b.Fatalf("not a hit: %v", err)
 			}

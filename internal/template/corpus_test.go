@@ -26,6 +26,7 @@ type fixture struct {
 	store  *Store
 	rsa    *testpki.Leaf
 	ec     *testpki.Leaf
+	gw     *testpki.Leaf // the gateway's decryption key pair
 	now    time.Time
 }
 
@@ -33,8 +34,10 @@ func newFixture(t testing.TB, mutate func(*config.Policy), o Options) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	ca := testpki.NewCA(t, "template test CA")
-	f := &fixture{rsa: ca.IssueRSA(t, dir, "partner-rsa"), ec: ca.Issue(t, dir, "partner-ec"), now: time.Now().UTC().Truncate(time.Second)}
+	f := &fixture{rsa: ca.IssueRSA(t, dir, "partner-rsa"), ec: ca.Issue(t, dir, "partner-ec"), gw: ca.IssueRSA(t, dir, "gateway"),
+		now: time.Now().UTC().Truncate(time.Second)}
 	p := config.DefaultPolicy()
+	p.DecryptionKeys = []config.KeyFiles{{CertFile: f.gw.CertFile, KeyFile: f.gw.KeyFile}}
 	p.Replay = "off"
 	p.Trust.CAFiles = []string{ca.WriteCert(t, dir)}
 	p.Trust.KnownCertFiles = []string{f.rsa.CertFile, f.ec.CertFile}
@@ -86,4 +89,10 @@ func (f *fixture) sign(t testing.TB, env []byte, leaf *testpki.Leaf, ref string,
 	out, err := signer.Secure(env, o)
 	require.NoError(t, err)
 	return out
+}
+
+// encrypt is a sign option: the Body content encrypted for the gateway
+// after signing, with the given key reference for its EncryptedKey.
+func (f *fixture) encrypt(ref string) func(*signer.Options) {
+	return func(o *signer.Options) { o.EncryptFor, o.EncryptKeyReference = f.gw.Cert, ref }
 }

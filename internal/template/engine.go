@@ -111,19 +111,19 @@ func (e *Engine) slow(data []byte, p *wss.Policy, now time.Time, lookup string, 
 	// The engine's whole time includes the failed match.
 	res.Lookup, res.MatchTime, res.ProcessTime = lookup, match, res.ProcessTime+match
 	if p.CheckFacts(res) == nil {
-		e.learn(data, res, p)
+		e.learn(data, res, p, now)
 	}
 	return res, nil
 }
 
 // learn adds the message's template, within the learning rate.
-func (e *Engine) learn(data []byte, res *wss.Result, p *wss.Policy) {
+func (e *Engine) learn(data []byte, res *wss.Result, p *wss.Policy, now time.Time) {
 	s := e.store
 	if !s.allow(time.Now()) {
 		s.skipped(metrics.SkipRateLimited)
 		return
 	}
-	t, err := learn(e.scanner, data, res, p)
+	t, err := e.newTemplate(data, res, p, now)
 	if err != nil {
 		s.skipped(metrics.SkipUnsupported)
 		e.log.Debug("template not learned", "policy", p.Name, "error", err)
@@ -140,6 +140,37 @@ func (s *Store) skipped(reason string) {
 	if s.metrics != nil {
 		s.metrics.Skipped(reason)
 	}
+}
+
+// newTemplate learns the template of a message the DOM engine accepted at
+// now with facts res.
+func (e *Engine) newTemplate(data []byte, res *wss.Result, p *wss.Policy, now time.Time) (*Template, error) {
+	t, err := learn(e.scanner, data, res, p)
+	if err == nil && len(res.Decrypted) > 0 {
+		err = e.selfCheck(t, data, res, p, now)
+	}
+	return t, err
+}
+
+// selfCheck runs a new template on the message it was learned from and
+// compares the outcome with the DOM engine's: the two-template split of an
+// encrypted message must reproduce the same plaintext and facts before it
+// is used.
+func (e *Engine) selfCheck(t *Template, data []byte, res *wss.Result, p *wss.Policy, now time.Time) error {
+	r := e.runs.Get().(*run)
+	defer e.put(r)
+	mt := matcher{data: data, caps: r.caps[:0], budget: maxVisits * (len(data)/64 + 16), limits: &e.limits}
+	got := mt.walk(chain(t, 0, 0), 0)
+	r.caps = mt.caps
+	if got != t {
+		return unsupported("the message does not match its own template")
+	}
+	r.t, r.data, r.p, r.now, r.e = t, data, p, now.UTC(), e
+	tres, err := r.exec()
+	if diff := Compare(tres, err, res, nil, p.Config.KeepSecurityHeader); diff != "" {
+		return unsupported("self-check: %s", diff)
+	}
+	return nil
 }
 
 // shadow re-verifies a template-path verdict on the DOM engine; any

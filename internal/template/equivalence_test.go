@@ -46,3 +46,39 @@ func TestSecondMessageHits(t *testing.T) {
 		}
 	}
 }
+
+// TestEncryptedMessagesHit: sign-then-encrypt messages are verified on the
+// template path from the second message on, with the DOM engine's
+// plaintext and facts; a plaintext of another shape falls back.
+func TestEncryptedMessagesHit(t *testing.T) {
+	f := newFixture(t, nil, testOptions())
+	for _, ref := range []string{signer.RefIssuerSerial, signer.RefSKI, signer.RefThumbprint} {
+		t.Run("ok/"+ref, func(t *testing.T) {
+			enc := f.encrypt(ref)
+			first := f.sign(t, envelope(false, 3, "first "+ref), f.rsa, signer.RefBST, f.now, enc)
+			res, err := f.engine.Process(first, f.policy, f.now)
+			require.NoError(t, err)
+			require.NotEqual(t, metrics.LookupHit, res.Lookup)
+			for k, text := range []string{"second &amp; &lt;more&gt;", "third"} {
+				msg := f.sign(t, envelope(false, 3, text), f.rsa, signer.RefBST, f.now.Add(time.Duration(k+1)*time.Second), enc)
+				got, gerr := f.engine.Process(msg, f.policy, f.now)
+				want, werr := f.dom.Process(msg, f.policy, f.now)
+				require.NoError(t, werr)
+				require.NoError(t, gerr)
+				assert.Equal(t, metrics.LookupHit, got.Lookup, "message %d", k)
+				assert.Empty(t, Compare(got, gerr, want, werr, false))
+				assert.Contains(t, string(got.Forward(false)), text, "the plaintext is forwarded")
+			}
+		})
+	}
+	t.Run("ok/other-plaintext-shape-falls-back", func(t *testing.T) {
+		enc := f.encrypt(signer.RefIssuerSerial)
+		msg := f.sign(t, envelope(false, 4, "four items"), f.rsa, signer.RefBST, f.now, enc)
+		got, gerr := f.engine.Process(msg, f.policy, f.now)
+		want, werr := f.dom.Process(msg, f.policy, f.now)
+		require.NoError(t, werr)
+		require.NoError(t, gerr)
+		assert.NotEqual(t, metrics.LookupHit, got.Lookup)
+		assert.Empty(t, Compare(got, gerr, want, werr, false))
+	})
+}

@@ -80,13 +80,14 @@ func (e *Engine) Import(entries []Exported) (int, error) {
 		if x.Policy != p.Name {
 			continue
 		}
-		res, err := e.dom.Process(x.Message, p, importTime(x.Message))
+		at := importTime(x.Message)
+		res, err := e.dom.Process(x.Message, p, at)
 		if err == nil {
 			err = p.CheckFacts(res)
 		}
 		var t *Template
 		if err == nil {
-			t, err = learn(e.scanner, x.Message, res, p)
+			t, err = e.newTemplate(x.Message, res, p, at)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("template %s: %w", x.ID, err))

@@ -13,12 +13,15 @@ import (
 // for accepted messages the same facts and forwarded bytes.
 func FuzzEngines(f *testing.F) {
 	fx := newFixture(f, nil, testOptions())
-	for _, ref := range []string{signer.RefBST, signer.RefSKI} {
-		learnMsg := fx.sign(f, envelope(false, 2, "learn"), fx.rsa, ref, fx.now, nil)
+	for _, c := range []struct {
+		ref string
+		enc func(*signer.Options)
+	}{{signer.RefBST, nil}, {signer.RefSKI, nil}, {signer.RefBST, fx.encrypt(signer.RefSKI)}} {
+		learnMsg := fx.sign(f, envelope(false, 2, "learn"), fx.rsa, c.ref, fx.now, c.enc)
 		if _, err := fx.engine.Process(learnMsg, fx.policy, fx.now); err != nil {
 			f.Fatal(err)
 		}
-		f.Add(fx.sign(f, envelope(false, 2, "seed &amp; more"), fx.rsa, ref, fx.now, nil))
+		f.Add(fx.sign(f, envelope(false, 2, "seed &amp; more"), fx.rsa, c.ref, fx.now, c.enc))
 	}
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, msg []byte) {
@@ -31,18 +34,24 @@ func FuzzEngines(f *testing.F) {
 }
 
 // TestRandomMutationsAgree is FuzzEngines's check on 3,000 seeded random
-// byte mutations, so every test run compares the engines beyond the attack
-// suite.
+// byte mutations of a signed and of a signed-then-encrypted message, so
+// every test run compares the engines beyond the attack suite.
 func TestRandomMutationsAgree(t *testing.T) {
 	fx := newFixture(t, nil, testOptions())
-	learnMsg := fx.sign(t, envelope(false, 2, "learn"), fx.rsa, signer.RefBST, fx.now, nil)
-	if _, err := fx.engine.Process(learnMsg, fx.policy, fx.now); err != nil {
-		t.Fatal(err)
+	for _, enc := range []func(*signer.Options){nil, fx.encrypt(signer.RefIssuerSerial)} {
+		learnMsg := fx.sign(t, envelope(false, 2, "learn"), fx.rsa, signer.RefBST, fx.now, enc)
+		if _, err := fx.engine.Process(learnMsg, fx.policy, fx.now); err != nil {
+			t.Fatal(err)
+		}
+		seed := fx.sign(t, envelope(false, 2, "seed"), fx.rsa, signer.RefBST, fx.now, enc)
+		mutateAndCompare(t, fx, seed, 1500)
 	}
-	seed := fx.sign(t, envelope(false, 2, "seed"), fx.rsa, signer.RefBST, fx.now, nil)
+}
+
+func mutateAndCompare(t *testing.T, fx *fixture, seed []byte, n int) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	ctx := context.Background()
-	for i := range 3000 {
+	for i := range n {
 		m := append([]byte(nil), seed...)
 		for range 1 + i%4 {
 			m[rng.IntN(len(m))] = byte(rng.IntN(256))

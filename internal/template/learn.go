@@ -20,6 +20,7 @@ const (
 	nsWSU  = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
 	nsDS   = xmlscan.NamespaceDSig
 	nsExc  = c14n.AlgExcC14N
+	nsXEnc = xmlscan.NamespaceXEnc
 
 	vtX509v3 = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-x509-token-profile-1.0#X509v3"
 	trSTR    = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#STR-Transform"
@@ -73,14 +74,27 @@ type learner struct {
 	// constBuf holds all constant bytes, so canonical literals can share it.
 	constBuf []byte
 	extra    int // bytes of canonical literals not found in constBuf
+	// phase splits the work of an encrypted message (decrypt.go): the
+	// outer template does the Security header's children up to the
+	// EncryptedKey on the received bytes, the inner one the rest on the
+	// plaintext message.
+	phase phase
+	ek    int     // the EncryptedKey child of the Security header (outer, inner)
+	enc   *splice // where the plaintext went (outer fills it, inner reads it)
 }
 
 // learn builds the template of data, which the DOM engine accepted with
 // facts res under policy p.
 func learn(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy) (*Template, error) {
 	if len(res.Decrypted) > 0 {
-		return nil, unsupported("decrypted content")
+		return learnEncrypted(sc, data, res, p)
 	}
+	return learnPhase(sc, data, res, p, phaseAll, nil)
+}
+
+// learnPhase learns data as a whole message (phaseAll) or as one side of
+// an encrypted one, whose splice enc describes.
+func learnPhase(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy, ph phase, enc *splice) (*Template, error) {
 	for _, s := range res.Signatures {
 		if s.Signer == nil {
 			return nil, unsupported("HMAC signature")
@@ -89,7 +103,7 @@ func learn(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy) (*T
 	if bytes.Contains(data, []byte(marker)) {
 		return nil, unsupported("marker in message")
 	}
-	l := &learner{data: data, d: new(xmlscan.Document), md: new(xmlscan.Document), res: res, p: p, sec: -1}
+	l := &learner{data: data, d: new(xmlscan.Document), md: new(xmlscan.Document), res: res, p: p, sec: -1, phase: ph, ek: -1, enc: enc}
 	if err := sc.Scan(data, l.d); err != nil {
 		return nil, fmt.Errorf("template: %w", err)
 	}
@@ -99,6 +113,11 @@ func learn(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy) (*T
 	for i := range l.d.Elements {
 		if l.d.Elements[i].Start == res.Security[0] {
 			l.sec = i
+		}
+	}
+	if ph != phaseAll {
+		if err := l.findEncryptedKey(); err != nil {
+			return nil, err
 		}
 	}
 	if err := l.collect(); err != nil {
@@ -114,6 +133,9 @@ func learn(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy) (*T
 	if err := l.program(); err != nil {
 		return nil, err
 	}
+	if ph == phaseInner {
+		l.t.plain = &plainAt{span: [2]anchor{l.anchor(enc.a), l.anchor(enc.a + enc.n)}, holder: l.anchor(res.Decrypted[0].Start)}
+	}
 	l.finish()
 	return l.t, nil
 }
@@ -123,6 +145,16 @@ func (l *learner) inSec(i int) bool {
 }
 
 func isSOAP(space string) bool { return space == soap.NS11 || space == soap.NS12 }
+
+// securityNS: the XML Signature, XML Encryption and WS-Security
+// namespaces, whose markup is constant in a template wherever it occurs.
+func securityNS(space string) bool { return xmlscan.Base64Content(space) || space == nsWSU }
+
+// isReference: a ds/wsse Reference or an xenc DataReference, whose URI
+// names an id of the message.
+func isReference(e *xmlscan.Element) bool {
+	return (e.Local == "Reference" && (e.Space == nsDS || e.Space == nsWSSE)) || (e.Local == "DataReference" && e.Space == nsXEnc)
+}
 
 // contentLimit is the gate limit on an element's character data.
 func contentLimit(space string) uint8 {
@@ -144,9 +176,11 @@ func (l *learner) collect() error {
 			switch {
 			case wss.IsIDAttr(a):
 				c = classID
-			case sec && a.Space == "" && a.Local == "URI" && e.Local == "Reference" && (e.Space == nsDS || e.Space == nsWSSE):
+			case a.Space == "" && a.Local == "URI" && isReference(e):
 				c = classRef
-			case sec || isSOAP(e.Space) || isSOAP(a.Space):
+			case sec || isSOAP(e.Space) || isSOAP(a.Space) || securityNS(e.Space):
+				// Security markup is constant wherever it is: an
+				// EncryptedData's Type and algorithms are decisions.
 			default:
 				c = classAttr
 			}
@@ -182,7 +216,12 @@ func (l *learner) text(i int, sec bool) error {
 		return nil
 	}
 	c := classText
-	if sec {
+	if !sec && securityNS(e.Space) {
+		if e.Space != nsXEnc || e.Local != "CipherValue" {
+			return nil // constant, like the markup around it
+		}
+		c = classBase64
+	} else if sec {
 		var ok bool
 		if c, ok = secretSlots[[2]string{e.Space, e.Local}]; !ok {
 			return nil
@@ -272,7 +311,9 @@ func (l *learner) bind() error {
 		}
 	}
 	for k, s := range l.slots {
-		if s.class != classRef {
+		if s.class != classRef || (l.phase == phaseInner && l.d.Elements[s.elem].Local == "DataReference") {
+			// In the plaintext message a DataReference names the
+			// EncryptedData that is gone: the outer template bound it.
 			continue
 		}
 		id, ok := ids[string(l.value(k)[1:])]

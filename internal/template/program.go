@@ -25,8 +25,27 @@ func (l *learner) program() error {
 		return l.algorithms()
 	}
 	sigs := 0
+	// The inner template does the children after the EncryptedKey; the
+	// outer one those up to it and the decryption.
+	past := l.phase != phaseInner
 	for c := d.FirstChild(l.sec); c >= 0; c = d.NextSibling(c) {
 		e := &d.Elements[c]
+		if c == l.ek {
+			if l.phase == phaseOuter {
+				if err := l.decryption(c); err != nil {
+					return err
+				}
+				return l.algorithms()
+			}
+			past = true
+			continue
+		}
+		if !past {
+			if e.Space == nsDS && e.Local == "Signature" {
+				sigs++
+			}
+			continue
+		}
 		var err error
 		switch {
 		case e.Space == nsWSU && e.Local == "Timestamp":
@@ -49,6 +68,9 @@ func (l *learner) program() error {
 	}
 	if sigs != len(res.Signatures) {
 		return unsupported("signature count")
+	}
+	if l.phase == phaseInner {
+		return nil // the outer template holds the usage facts
 	}
 	return l.algorithms()
 }
@@ -160,7 +182,7 @@ func (l *learner) signature(s int, fact *wss.Signature) error {
 		return unsupported("references")
 	}
 	for k, r := range st.refs {
-		if l.offset(r.target) != fact.Covered[k] {
+		if l.moved(l.offset(r.target)) != fact.Covered[k] {
 			return unsupported("covered element")
 		}
 	}
@@ -275,13 +297,7 @@ func (l *learner) algorithms() error {
 			t.keySizes = append(t.keySizes, k)
 		}
 	}
-	n := 0
-	for _, s := range t.steps {
-		if s.sig != nil {
-			n++
-		}
-	}
-	if len(t.keySizes) != n {
+	if len(t.keySizes) != len(l.res.Signatures) {
 		return unsupported("key size facts")
 	}
 	return nil

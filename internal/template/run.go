@@ -23,6 +23,7 @@ func (f *fallback) Error() string { return "template: fall back: " + f.why }
 // order, on the captured values.
 type run struct {
 	t    *Template
+	top  *Template // the outer template of an inner run, else t
 	data []byte
 	caps []span
 	p    *wss.Policy
@@ -61,10 +62,18 @@ func (r *run) exec() (*wss.Result, error) {
 			res.Headers[k] = wss.Part{Name: h.part.Name, Start: r.at(h.at)}
 		}
 	}
-	r.res = res
+	r.res, r.top = res, t
 	res.Algorithms, r.shared = t.algs, true
 	sigs := 0
-	for _, s := range t.steps {
+	if err := r.steps(t.steps, &sigs); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// steps runs a program; sigs counts the signatures verified so far.
+func (r *run) steps(steps []step, sigs *int) error {
+	for _, s := range steps {
 		var err error
 		switch {
 		case s.ts != nil:
@@ -72,14 +81,16 @@ func (r *run) exec() (*wss.Result, error) {
 		case s.ut != nil:
 			err = r.username(s.ut)
 		case s.sig != nil:
-			err = r.signature(s.sig, sigs)
-			sigs++
+			err = r.signature(s.sig, *sigs)
+			*sigs++
+		case s.dec != nil:
+			err = r.decrypt(s.dec, sigs)
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // bindings re-checks what the DOM engine established about variable
@@ -265,7 +276,7 @@ func (r *run) signature(st *sigStep, n int) error {
 // keySize makes the n-th key_size usage fact this match's. The learned
 // list is shared until a key size differs from the learned one.
 func (r *run) keySize(n, bits int) {
-	t := r.t
+	t := r.top
 	if n >= len(t.keySizes) {
 		return
 	}

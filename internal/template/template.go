@@ -29,6 +29,7 @@ type Template struct {
 	algs           []wss.AlgorithmUse
 	keySizes       []int // indices into algs of key_size uses, by signature
 	exemplarValues []byte
+	plain          *plainAt // an inner template: where the plaintext is
 	size           int
 	learnedAt      int64
 
@@ -72,6 +73,7 @@ type step struct {
 	ts  *tsStep
 	ut  *utStep
 	sig *sigStep
+	dec *decStep
 }
 
 type tsStep struct {
