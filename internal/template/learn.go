@@ -73,7 +73,7 @@ type learner struct {
 	t     *Template
 	// constBuf holds all constant bytes, so canonical literals can share it.
 	constBuf []byte
-	extra    int // bytes of canonical literals not found in constBuf
+	extra    []byte // canonical literals not found in constBuf
 	// phase splits the work of an encrypted message (decrypt.go): the
 	// outer template does the Security header's children up to the
 	// EncryptedKey on the received bytes, the inner one the rest on the
@@ -261,6 +261,7 @@ func (l *learner) fragments() {
 	}
 	buf = append(buf, l.data[pos:]...)
 	bounds = append(bounds, len(buf))
+	buf = append([]byte(nil), buf...) // exactly its size: it is kept
 	for k := 0; k+1 < len(bounds); k++ {
 		t.frags = append(t.frags, buf[bounds[k]:bounds[k+1]:bounds[k+1]])
 	}
@@ -377,11 +378,11 @@ func (l *learner) canon(i int, alg string, prefixes []string) ([]piece, error) {
 	for len(out) > 0 {
 		at := bytes.Index(out, []byte(marker))
 		if at < 0 {
-			ps = append(ps, piece{lit: l.share(out), slot: -1})
+			ps = append(ps, l.share(out))
 			break
 		}
 		if at > 0 {
-			ps = append(ps, piece{lit: l.share(out[:at]), slot: -1})
+			ps = append(ps, l.share(out[:at]))
 		}
 		if len(out) < at+markerLen || out[at+markerLen-1] != 'Z' {
 			return nil, unsupported("marker mangled by c14n")
@@ -390,20 +391,37 @@ func (l *learner) canon(i int, alg string, prefixes []string) ([]piece, error) {
 		if err != nil || k >= len(l.slots) {
 			return nil, unsupported("marker mangled by c14n")
 		}
-		ps = append(ps, piece{slot: k})
+		ps = append(ps, piece{slot: int32(k)})
 		out = out[at+markerLen:]
 	}
 	return ps, nil
 }
 
-// share returns b as a slice of the constant buffer when it occurs there,
-// so canonical literals cost no memory of their own; else a copy.
-func (l *learner) share(b []byte) []byte {
+// share returns b as a literal piece: where it occurs in the constant
+// bytes, so most canonical literals cost no memory of their own, else in
+// the extra literals.
+func (l *learner) share(b []byte) piece {
 	if at := bytes.Index(l.constBuf, b); at >= 0 {
-		return l.constBuf[at : at+len(b) : at+len(b)]
+		return piece{off: uint32(at), n: uint32(len(b)), slot: -1}
 	}
-	l.extra += len(b)
-	return append([]byte(nil), b...)
+	if at := bytes.Index(l.extra, b); at >= 0 {
+		return piece{off: uint32(len(l.constBuf) + at), n: uint32(len(b)), slot: -1}
+	}
+	l.extra = append(l.extra, b...)
+	return piece{off: uint32(len(l.constBuf) + len(l.extra) - len(b)), n: uint32(len(b)), slot: -1}
+}
+
+// literals puts the fragments and the extra literals in one buffer of
+// exactly their size, which the fragments then point into.
+func (l *learner) literals() {
+	t := l.t
+	t.lits = make([]byte, 0, len(l.constBuf)+len(l.extra))
+	t.lits = append(append(t.lits, l.constBuf...), l.extra...)
+	pos := 0
+	for k, f := range t.frags {
+		t.frags[k] = t.lits[pos : pos+len(f) : pos+len(f)]
+		pos += len(f)
+	}
 }
 
 // finish fills in the identity, size and exemplar.
@@ -419,12 +437,15 @@ func (l *learner) finish() {
 	}
 	t.ID = hex.EncodeToString(h.Sum(nil)[:8])
 	t.exemplarValues = l.values()
-	t.size = cap(l.constBuf) + len(t.exemplarValues) + l.extra + 64*len(t.slots) + 512
+	l.literals()
+	// The estimate: bytes held, plus per slot its fragment's slice header
+	// and its share of bindings and steps, plus the fixed structures.
+	t.size = len(t.lits) + len(t.exemplarValues) + 40*len(t.slots) + 1024
 	for _, s := range t.steps {
 		if s.sig != nil {
-			t.size += 24 * len(s.sig.signedInfo)
+			t.size += 12 * len(s.sig.signedInfo)
 			for _, r := range s.sig.refs {
-				t.size += 24 * len(r.canon)
+				t.size += 12 * len(r.canon)
 			}
 		}
 	}

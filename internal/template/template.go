@@ -16,6 +16,7 @@ type Template struct {
 	ID    string // hex of the shape hash: the same shape learned twice is one template
 	frags [][]byte
 	slots []slot
+	lits  []byte // the fragments' bytes, then canonical literals found nowhere in them
 
 	bindings []binding // Reference URIs ↔ ids
 	ids      []int     // id slots: pairwise distinct
@@ -61,11 +62,12 @@ type partAnchor struct {
 	at   anchor
 }
 
-// piece is a part of a canonical form: literal bytes, or a slot's value
-// normalized and escaped as C14N requires.
+// piece is a part of a canonical form: n literal bytes at off in the
+// template's lits, or (slot >= 0) a slot's value normalized and escaped as
+// C14N requires. Offsets, not slices: a template has a hundred pieces.
 type piece struct {
-	lit  []byte
-	slot int // -1 for a literal
+	off, n uint32
+	slot   int32
 }
 
 // step is one child of the Security header the DOM engine processed.
@@ -107,3 +109,5 @@ type refStep struct {
 	value  int // DigestValue slot
 	target anchor
 }
+
+func (t *Template) lit(p piece) []byte { return t.lits[p.off : p.off+p.n] }

@@ -16,6 +16,12 @@ type node struct {
 	kids  []*node
 	slots []*slotEdge
 	leaf  *Template
+	// tail, when set, is the only continuation: tail's slot tailK, its
+	// fragment tailK+1, and so on to its end, matched linearly. A
+	// template's unshared suffix is one node, not a node per slot; insert
+	// expands a tail one step at a time where a new template diverges.
+	tail  *Template
+	tailK int
 }
 
 type slotEdge struct {
@@ -28,7 +34,7 @@ type slotEdge struct {
 // insert returns a copy of n with t added. t's sequence continues at
 // fragment k, offset off.
 func insert(n *node, t *Template, k, off int) *node {
-	c := *n
+	c := *expand(n)
 	rest := t.frags[k][off:]
 	common := commonPrefix(n.frag, rest)
 	if common < len(n.frag) {
@@ -68,16 +74,26 @@ func insert(n *node, t *Template, k, off int) *node {
 	return &c
 }
 
-// chain builds the nodes of t from fragment k, offset off, on.
+// chain is the node matching t from fragment k, offset off, on.
 func chain(t *Template, k, off int) *node {
-	n := &node{frag: t.frags[k][off:]}
-	if k == len(t.slots) {
-		n.leaf = t
+	return &node{frag: t.frags[k][off:], tail: t, tailK: k}
+}
+
+// expand returns n with its tail's first step made explicit: a leaf, or
+// one slot edge to the tail's rest.
+func expand(n *node) *node {
+	if n.tail == nil {
 		return n
 	}
+	t, k := n.tail, n.tailK
+	c := &node{frag: n.frag}
+	if k == len(t.slots) {
+		c.leaf = t
+		return c
+	}
 	s := t.slots[k]
-	n.slots = []*slotEdge{{class: s.class, term: t.frags[k+1][0], limit: s.limit, next: chain(t, k+1, 0)}}
-	return n
+	c.slots = []*slotEdge{{class: s.class, term: t.frags[k+1][0], limit: s.limit, next: chain(t, k+1, 0)}}
+	return c
 }
 
 func commonPrefix(a, b []byte) int {
@@ -112,6 +128,9 @@ func (mt *matcher) walk(n *node, pos int) *Template {
 		return nil
 	}
 	pos += len(n.frag)
+	if n.tail != nil {
+		return mt.linear(n.tail, n.tailK, pos)
+	}
 	if pos == len(mt.data) {
 		return n.leaf
 	}
@@ -139,5 +158,36 @@ func (mt *matcher) walk(n *node, pos int) *Template {
 		}
 		mt.caps = mt.caps[:len(mt.caps)-1]
 	}
+	return nil
+}
+
+// linear matches t's slots and fragments from slot k at pos, as walk
+// would the expanded nodes.
+func (mt *matcher) linear(t *Template, k, pos int) *Template {
+	n0 := len(mt.caps)
+	for ; k < len(t.slots); k++ {
+		if mt.budget--; mt.budget < 0 {
+			break
+		}
+		s, next := t.slots[k], t.frags[k+1]
+		end := bytes.IndexByte(mt.data[pos:], next[0])
+		if end < 0 {
+			break
+		}
+		if !check(s.class, mt.data[pos:pos+end], mt.limits, s.limit) {
+			mt.rejects = true
+			break
+		}
+		mt.caps = append(mt.caps, span{pos, pos + end})
+		pos += end
+		if !bytes.HasPrefix(mt.data[pos:], next) {
+			break
+		}
+		pos += len(next)
+	}
+	if k == len(t.slots) && pos == len(mt.data) {
+		return t
+	}
+	mt.caps = mt.caps[:n0]
 	return nil
 }
