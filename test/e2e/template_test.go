@@ -34,9 +34,7 @@ func TestWSS4JProfilesOnTemplatePath(t *testing.T) {
 	}{
 		{"sign-bst", "signed", true}, {"sign-issuerserial", "signed", true}, {"sign-ski", "signed", true},
 		{"sign-thumbprint", "signed", true}, {"username-digest", "user", true},
-		// Decryption is not on the template path yet: these stay on the
-		// DOM engine (counted as no_template misses).
-		{"sign-encrypt", "encrypted", false}, {"encrypt-sign", "encrypted", false},
+		{"sign-encrypt", "encrypted", true}, {"encrypt-sign", "encrypted", true},
 	}
 	const rounds = 3
 	var jobs []peerJob
@@ -89,7 +87,7 @@ func TestWSS4JProfilesOnTemplatePath(t *testing.T) {
 			Hits       int
 		}
 		require.NoError(t, json.Unmarshal(body, &infos))
-		require.Len(t, infos, 5, "one template per signature/UsernameToken profile")
+		require.Len(t, infos, 7, "one template per profile")
 		for _, in := range infos {
 			assert.Equal(t, 2, in.Hits, "%s/%s", in.Policy, in.ID)
 		}
@@ -104,7 +102,7 @@ func TestWSS4JProfilesOnTemplatePath(t *testing.T) {
 	t.Run("ok/export-and-warm-start", func(t *testing.T) {
 		out, stderr, code := runCLI(t, nil, "templates", "list", "--admin", gw.admin)
 		require.Equal(t, 0, code, stderr)
-		assert.Equal(t, 6, len(strings.Split(strings.TrimSpace(out), "\n")), "a header and five templates:\n%s", out)
+		assert.Equal(t, 8, len(strings.Split(strings.TrimSpace(out), "\n")), "a header and seven templates:\n%s", out)
 		out, stderr, code = runCLI(t, nil, "templates", "export", "--admin", gw.admin)
 		require.Equal(t, 0, code, stderr)
 		file := filepath.Join(pki.dir, "templates.json")
@@ -113,13 +111,17 @@ func TestWSS4JProfilesOnTemplatePath(t *testing.T) {
 		// A new gateway (a new pod) starts from the file: its very first
 		// message of a known shape is on the template path.
 		gw2 := startGateway(t, pki.securedConfig(backend.URL, "templates: {importFile: "+file+"}"))
-		assert.Equal(t, 5.0, value(t, scrape(t, gw2), metrics.NameTemplates, map[string]string{"policy": "signed"})+
-			value(t, scrape(t, gw2), metrics.NameTemplates, map[string]string{"policy": "user"}))
-		msg, err := os.ReadFile(files["sign-ski"][0].file)
-		require.NoError(t, err)
-		resp := gw2.post("/signed", contentType("1.1"), bytes.NewReader(msg))
-		body := readAll(t, resp)
-		require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
-		assert.Equal(t, 1.0, value(t, scrape(t, gw2), metrics.NameTemplateLookups, map[string]string{"route": "signed", "result": metrics.LookupHit}))
+		m := scrape(t, gw2)
+		assert.Equal(t, 7.0, value(t, m, metrics.NameTemplates, map[string]string{"policy": "signed"})+
+			value(t, m, metrics.NameTemplates, map[string]string{"policy": "user"})+
+			value(t, m, metrics.NameTemplates, map[string]string{"policy": "encrypted"}))
+		for _, c := range []struct{ profile, route string }{{"sign-ski", "signed"}, {"sign-encrypt", "encrypted"}} {
+			msg, err := os.ReadFile(files[c.profile][0].file)
+			require.NoError(t, err)
+			resp := gw2.post("/"+c.route, contentType("1.1"), bytes.NewReader(msg))
+			body := readAll(t, resp)
+			require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+			assert.Equal(t, 1.0, value(t, scrape(t, gw2), metrics.NameTemplateLookups, map[string]string{"route": c.route, "result": metrics.LookupHit}), c.profile)
+		}
 	})
 }
