@@ -6,7 +6,10 @@
 #     verified by the peer's own `verify` (round trip, with --require and key-reference checks);
 #   - sign-bst output verified by xmlsec1 when it is installed;
 #   - negative checks: tampered Body, untrusted CA, expired Timestamp, wrong UT password,
-#     tampered ciphertext, unsecured message, unmet --require, usage error.
+#     tampered ciphertext, unsecured message, unmet --require, usage error;
+#   - MTOM/SwA packages (needs python3): --xop-expand, --swa content|complete, --swa-encrypt, the
+#     trailing-signature layout, each verified with verify --mime and rejected after one attachment bit
+#     flip; Attachment-Complete covers headers; responses with SignatureConfirmation (--expect-confirmation).
 # Prints one line per check and "N passed, N failed"; exits non-zero if anything failed.
 # SMOKE_KEEP=1 keeps the temporary directory (messages, keys, batch job/result files) for inspection.
 set -euo pipefail
@@ -231,6 +234,96 @@ expect_exit "verify rejects an unsecured message (exit 1, NO_SECURITY)" 1 '"erro
 expect_exit "verify fails an unmet --require encryption (exit 1, REQUIREMENT)" 1 '"errorCode":"REQUIREMENT"' \
   "${JAVA[@]}" verify --in cli-sign-bst-soap11-1k.xml --ca ca.crt --require encryption
 expect_exit "usage error exits 2 (USAGE)" 2 '"errorCode":"USAGE"' "${JAVA[@]}" sign --profile no-such-profile --in soap11-1k.xml --out x.xml
+
+# ---------------------------------------------------------------- MTOM / SwA packages
+# Attachments: 3000 random bytes (image/png) and a small XML document (text/xml, exercises the
+# exc-c14n of XML attachments under the SwA Content transform).
+head -c 3000 /dev/urandom >att.bin
+printf '<doc xmlns="urn:x">\n  <a  b="1"   c="2"/>\r\n</doc>\n' >att.xml
+ATTS=(--attachment att.bin --attachment-type image/png --attachment att.xml --attachment-type "text/xml; charset=UTF-8")
+ctype() { python3 -c 'import json, sys; print(json.loads(sys.argv[1])["contentType"])' "$1"; } # the package's
+# mime_sign NAME FLAGS...: sign soap11-1k.xml with attachments into NAME.mime, content type into NAME.ct.
+mime_sign() {
+  local name=$1 res; shift
+  res=$("${JAVA[@]}" sign --profile sign-bst --in soap11-1k.xml --key client.key --cert client.crt "${ATTS[@]}" \
+    --mime-out "$name.mime" "$@") || { echo "$res"; return 1; }
+  ctype "$res" >"$name.ct"
+}
+# mime_verify NAME WANT FLAGS...: verify NAME.mime; the JSON must contain WANT.
+mime_verify() {
+  local name=$1 want=$2 res; shift 2
+  res=$("${JAVA[@]}" verify --mime "$name.mime" --content-type "$(cat "$name.ct")" --ca ca.crt "$@") || { echo "$res"; return 1; }
+  grep -qF "$want" <<<"$res" || { echo "missing $want in $res"; return 1; }
+}
+# flip_attachment IN OUT: flips one bit of the first attachment (the part after the root part).
+flip_attachment() {
+  python3 - "$1" "$2" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+second = d.index(b'\r\n--uuid:', d.index(b'--uuid:') + 1)
+body = d.index(b'\r\n\r\n', second) + 4
+d[body + 100] ^= 1
+open(sys.argv[2], 'wb').write(d)
+PY
+}
+# roundtrip_mime NAME WANT [VERIFYFLAGS...] -- SIGNFLAGS...
+roundtrip_mime() {
+  local name=$1 want=$2 vf=(); shift 2
+  while [[ $1 != -- ]]; do vf+=("$1"); shift; done
+  shift
+  mime_sign "$name" "$@" && mime_verify "$name" "$want" "${vf[@]}"
+}
+if command -v python3 >/dev/null; then
+  check "mtom: sign --xop-expand, verify --mime (attachments signed through the XOP infoset)" \
+    roundtrip_mime xop '"signedBy":"xop"' -- --xop-expand
+  for mode in content complete; do
+    check "swa: sign --swa $mode, verify --mime" roundtrip_mime "swa-$mode" '"signedBy":"swa"' -- --swa "$mode"
+    check "swa: sign --swa $mode --swa-encrypt $mode, verify --mime decrypts and verifies" \
+      roundtrip_mime "swa-enc-$mode" '"decrypted":true' --cert server.crt --key server.key -- \
+      --swa "$mode" --swa-encrypt "$mode" --encrypt-cert server.crt
+  done
+  check "mtom: sign --xop-expand --trailing-signature, verify --trailing-signature (re-assembled)" \
+    roundtrip_mime trailing '"trailingSignatureParts"' --trailing-signature -- --xop-expand --trailing-signature
+  for name in xop swa-content swa-complete swa-enc-content trailing; do
+    [[ -s $name.mime ]] || continue
+    flip_attachment "$name.mime" "$name-bad.mime"
+    cp "$name.ct" "$name-bad.ct"
+    extra=()
+    [[ $name == trailing ]] && extra=(--trailing-signature)
+    [[ $name == swa-enc-* ]] && extra=(--cert server.crt --key server.key)
+    expect_exit "verify rejects $name with one attachment bit flipped (FAILED_CHECK)" 1 '"errorCode":"FAILED_CHECK"' \
+      "${JAVA[@]}" verify --mime "$name-bad.mime" --content-type "$(cat "$name-bad.ct")" --ca ca.crt "${extra[@]}"
+  done
+  # Attachment-Complete also covers the MIME headers; Attachment-Content does not.
+  for mode in content complete; do
+    sed 's#^Content-Type: image/png\r$#Content-Type: image/gif\r#' "swa-$mode.mime" >"swa-$mode-hdr.mime"
+    cmp -s "swa-$mode.mime" "swa-$mode-hdr.mime" && fail "header tamper setup $mode" "sed changed nothing"
+  done
+  expect_exit "swa content: a changed attachment Content-Type still verifies (headers not covered)" 0 '"ok":true' \
+    "${JAVA[@]}" verify --mime swa-content-hdr.mime --content-type "$(cat swa-content.ct)" --ca ca.crt
+  expect_exit "swa complete: a changed attachment Content-Type is rejected (FAILED_CHECK)" 1 '"errorCode":"FAILED_CHECK"' \
+    "${JAVA[@]}" verify --mime swa-complete-hdr.mime --content-type "$(cat swa-complete.ct)" --ca ca.crt
+  expect_exit "xop: verify without XOP expansion fails (the digest is over the XOP infoset)" 1 '"errorCode":"FAILED_CHECK"' \
+    "${JAVA[@]}" verify --mime xop.mime --content-type "$(cat xop.ct)" --ca ca.crt --no-xop-expand
+  expect_exit "trailing: verify without --trailing-signature fails (Signature holds only xop:Include)" 1 '"errorCode":"INVALID_SECURITY"' \
+    "${JAVA[@]}" verify --mime trailing.mime --content-type "$(cat trailing.ct)" --ca ca.crt
+else
+  printf 'SKIP  MTOM/SwA checks need python3\n'
+fi
+
+# ---------------------------------------------------------------- signed responses (SignatureConfirmation)
+SV=$(printf 'request SignatureValue' | base64)
+"${JAVA[@]}" sign --profile sign-encrypt --in soap11-1k.xml --out response.xml --key server.key --cert server.crt \
+  --encrypt-cert client.crt --confirm-signature "$SV" >/dev/null
+expect_exit "response: signed SignatureConfirmation matches --expect-confirmation, Body decrypted" 0 '"signed":true' \
+  "${JAVA[@]}" verify --in response.xml --ca ca.crt --cert client.crt --key client.key --expect-confirmation "$SV" \
+  --require signed-body,signed-timestamp,encrypted-body
+expect_exit "response: --expect-confirmation with another value fails (REQUIREMENT)" 1 '"errorCode":"REQUIREMENT"' \
+  "${JAVA[@]}" verify --in response.xml --ca ca.crt --cert client.crt --key client.key --expect-confirmation "$(printf other | base64)"
+sed 's#<wsse:Security \([^>]*\)>#<wsse:Security \1><wsse11:SignatureConfirmation xmlns:wsse11="http://docs.oasis-open.org/wss/oasis-wss-wssecurity-secext-1.1.xsd" wsu:Id="SC-forged" Value="'"$(printf forged | base64)"'"/>#' \
+  response.xml >response-forged.xml
+expect_exit "response: an unsigned (appended) SignatureConfirmation does not satisfy --expect-confirmation" 1 '"errorCode":"REQUIREMENT"' \
+  "${JAVA[@]}" verify --in response-forged.xml --ca ca.crt --cert client.crt --key client.key --expect-confirmation "$(printf forged | base64)"
 
 printf '%d passed, %d failed (%ds)\n' "$passed" "$failed" $((SECONDS - t0))
 [[ $failed == 0 ]]

@@ -44,14 +44,23 @@ public final class Main {
         "            [--symmetric-algorithm A] [--key-transport A] [--oaep-digest A] [--mgf A]",
         "            [--encrypt-key-identifier K] [--actor URI] [--sign-header {NS}LOCAL]... [--encrypt-header {NS}LOCAL]...",
         "            [--str-transform] [--x509-signature] [--username-token digest|text]",
+        "            [--confirm-signature B64]... [--attachment FILE [--attachment-type CT] [--content-id ID]]...",
+        "            [--mime-out FILE [--package mtom|swa] [--xop-expand] [--swa content|complete]",
+        "             [--swa-encrypt content|complete] [--trailing-signature]]",
         "  verify    --in FILE|- [--ca CA.pem]... [--cert C.pem [--key K.pem]] [--signer-cert C.pem]...",
         "            [--user U --password P] [--ttl SEC] [--future-ttl SEC] [--no-timestamp-check]",
         "            [--no-bsp] [--allow-rsa15] [--require LIST] [--actor URI] [--out FILE|-]",
+        "            [--mime FILE --content-type CT [--trailing-signature] [--no-xop-expand]] (instead of --in)",
+        "            [--expect-confirmation B64]",
         "  batch     [--parallel N]   jobs on stdin, one JSON per line: [\"sign\",\"--profile\",...] or",
         "            {\"id\":\"x\",\"args\":[...]}; one JSON result line per job on stdout (input order)",
         "  profiles  list the sign profiles",
         "",
         "exit status: 0 ok, 1 security/processing failure, 2 usage error");
+
+    /** Held so that the level set in main is not lost to garbage collection of the logger. */
+    private static final java.util.logging.Logger JDK_DSIG_LOG =
+        java.util.logging.Logger.getLogger("org.apache.jcp.xml.dsig.internal.dom");
 
     public static void main(String[] argv) {
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
@@ -63,6 +72,9 @@ public final class Main {
             System.err.println(USAGE);
             System.exit(argv.length == 0 ? 2 : 0);
         }
+        // The JDK's XML-DSig reference logs a java.util.logging warning for every SwA attachment
+        // reference (WSS4J's transform writes to the digest stream itself, so "input bytes are null").
+        JDK_DSIG_LOG.setLevel(java.util.logging.Level.SEVERE);
         WSSConfig.init();
         int code;
         if (argv[0].equals("batch")) {
@@ -87,6 +99,11 @@ public final class Main {
     private static boolean stdoutUsedForDocument(String[] argv) {
         // sign writes the document to stdout unless --out names a file.
         String o = "-";
+        for (String arg : argv) {
+            if (arg.equals("--mime-out") || arg.startsWith("--mime-out=")) {
+                o = null; // the package goes to a file; the root part only where --out says
+            }
+        }
         for (int i = 0; i < argv.length; i++) {
             if (argv[i].equals("--out") && i + 1 < argv.length) {
                 o = argv[i + 1];
@@ -94,7 +111,7 @@ public final class Main {
                 o = argv[i].substring(6);
             }
         }
-        return o.equals("-");
+        return "-".equals(o);
     }
 
     /** Runs one command; never throws, never exits. */

@@ -21,6 +21,7 @@ import org.apache.wss4j.dom.message.WSSecEncrypt;
 import org.apache.wss4j.dom.message.WSSecEncryptedKey;
 import org.apache.wss4j.dom.message.WSSecHeader;
 import org.apache.wss4j.dom.message.WSSecSignature;
+import org.apache.wss4j.dom.message.WSSecSignatureConfirmation;
 import org.apache.wss4j.dom.message.WSSecTimestamp;
 import org.apache.wss4j.dom.message.WSSecUsernameToken;
 import org.w3c.dom.Document;
@@ -35,9 +36,11 @@ final class Sign {
     static final Set<String> VALUE_FLAGS = Set.of("profile", "in", "out", "key", "cert", "chain", "encrypt-cert",
         "user", "password", "ttl", "signature-algorithm", "digest-algorithm", "c14n", "key-identifier",
         "encrypt-key-identifier", "symmetric-algorithm", "key-transport", "oaep-digest", "mgf", "actor", "now",
-        "sign-header", "encrypt-header", "username-token");
+        "sign-header", "encrypt-header", "username-token", "attachment", "attachment-type", "content-id", "mime-out",
+        "swa", "swa-encrypt", "package", "confirm-signature");
     static final Set<String> BOOL_FLAGS = Set.of("no-timestamp", "no-inclusive-prefixes", "pkipath",
-        "sign-encrypted-key", "include-bst-in-signature", "str-transform", "x509-signature");
+        "sign-encrypted-key", "include-bst-in-signature", "str-transform", "x509-signature", "xop-expand",
+        "trailing-signature");
 
     /** What a profile does; flags may override the key identifier. */
     record Profile(String name, boolean sign, boolean encrypt, boolean encryptFirst, String passwordType,
@@ -98,7 +101,9 @@ final class Sign {
                 + String.join(", ", PROFILES.keySet()) + ")");
         }
         String in = a.require("in");
-        String out = a.get("out", "-");
+        MimeOpts mo = MimeOpts.of(a, prof);
+        // With --mime-out the package goes to that file; the root part alone only if --out asks for it.
+        String out = a.get("out", mo == null ? "-" : null);
         int ttl = a.intValue("ttl", 300);
         String nowFlag = a.get("now");
         WSTimeSource clock = null;
@@ -125,7 +130,7 @@ final class Sign {
             cb.key("signer", key, chain);
         }
         X509Certificate encCert = null;
-        if (prof.encrypt()) {
+        if (prof.encrypt() || (mo != null && mo.swaEncrypt() != null)) {
             encCert = Pem.cert(a.require("encrypt-cert"));
             if (!"RSA".equals(encCert.getPublicKey().getAlgorithm())) {
                 throw new Args.UsageException("--encrypt-cert: only RSA key transport is supported, got "
@@ -164,6 +169,9 @@ final class Sign {
         Document doc = Xml.parse(Xml.readInput(in));
         String soap = Xml.soapVersion(doc);
         String soapNs = doc.getDocumentElement().getNamespaceURI();
+        if (mo != null && mo.mtom()) {
+            Mtom.insertIncludes(doc, mo.store());
+        }
 
         WSSecHeader secHeader = a.get("actor") == null ? new WSSecHeader(doc) : new WSSecHeader(a.get("actor"), doc);
         secHeader.insertSecurityHeader();
@@ -192,11 +200,18 @@ final class Sign {
         }
 
         List<WSEncryptionPart> signHeaders = parts(a.all("sign-header"), "");
+        for (String v : a.all("confirm-signature")) {
+            // A response's wsse11:SignatureConfirmation (WSS 1.1 §8.5) for a request SignatureValue
+            // (base64; "" makes one without Value). Signed along with the Body.
+            WSSecSignatureConfirmation sc = new WSSecSignatureConfirmation(secHeader);
+            sc.build(v.isEmpty() ? null : java.util.Base64.getMimeDecoder().decode(v));
+            signHeaders.add(new WSEncryptionPart(sc.getId()));
+        }
         List<WSEncryptionPart> encryptHeaders = parts(a.all("encrypt-header"), "Header");
         if (prof.symmetric()) {
             symmetric(a, prof, secHeader, crypto, encCert, encKeyId, sigAlg, digAlg, c14n, symAlg, ktAlg, oaepDigest,
                 mgf, soapNs, ts, signHeaders, encryptHeaders, x509Sign);
-            return written(prof, doc, soap, out, stdout);
+            return written(prof, doc, soap, out, stdout, mo);
         }
         WSSecEncrypt encr = null;
         if (prof.encrypt() && (prof.encryptFirst() || !prof.sign())) {
@@ -216,6 +231,9 @@ final class Sign {
                 sig.getParts().add(new WSEncryptionPart(ts.getId()));
             }
             sig.getParts().addAll(signHeaders);
+            if (mo != null) {
+                mo.configure(sig);
+            }
             if (a.flag("str-transform")) {
                 if (a.flag("include-bst-in-signature")) {
                     // The STR of the KeyInfo only exists once build() marshals it.
@@ -246,16 +264,23 @@ final class Sign {
         if (prof.encrypt() && prof.sign() && !prof.encryptFirst()) {
             encr = encrypt(secHeader, crypto, encCert, encKeyId, symAlg, ktAlg, oaepDigest, mgf, soapNs, encryptHeaders);
         }
-        return written(prof, doc, soap, out, stdout);
+        if (mo != null && mo.swaEncrypt() != null) {
+            mo.encryptAttachments(secHeader, crypto, encCert, encKeyId, symAlg, ktAlg, oaepDigest, mgf);
+        }
+        return written(prof, doc, soap, out, stdout, mo);
     }
 
-    private static Result written(Profile prof, Document doc, String soap, String out, OutputStream stdout)
-        throws Exception {
-        byte[] data = Xml.serialize(doc);
-        Xml.writeOutput(out, data, stdout);
+    private static Result written(Profile prof, Document doc, String soap, String out, OutputStream stdout,
+                                  MimeOpts mo) throws Exception {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("profile", prof.name());
         m.put("soapVersion", soap);
+        if (mo != null) {
+            m.putAll(mo.write(doc, soap, out, stdout));
+            return Result.ok(m);
+        }
+        byte[] data = Xml.serialize(doc);
+        Xml.writeOutput(out, data, stdout);
         m.put("out", out);
         m.put("bytes", data.length);
         return Result.ok(m);

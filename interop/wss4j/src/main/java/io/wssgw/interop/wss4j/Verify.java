@@ -35,8 +35,9 @@ final class Verify {
     }
 
     static final Set<String> VALUE_FLAGS = Set.of("in", "out", "ca", "cert", "key", "signer-cert", "user",
-        "password", "actor", "ttl", "future-ttl", "require");
-    static final Set<String> BOOL_FLAGS = Set.of("no-timestamp-check", "no-bsp", "allow-rsa15");
+        "password", "actor", "ttl", "future-ttl", "require", "mime", "content-type", "expect-confirmation");
+    static final Set<String> BOOL_FLAGS = Set.of("no-timestamp-check", "no-bsp", "allow-rsa15", "trailing-signature",
+        "no-xop-expand");
     static final Set<String> REQUIREMENTS = Set.of("signature", "timestamp", "encryption", "username-token",
         "signed-body", "signed-timestamp", "encrypted-body");
 
@@ -44,7 +45,14 @@ final class Verify {
     static final String DS = WSConstants.SIG_NS;
 
     static Result run(Args a, OutputStream stdout) throws Exception {
-        String in = a.require("in");
+        String mimeFile = a.get("mime");
+        String in = mimeFile == null ? a.require("in") : null;
+        if (mimeFile != null && a.get("in") != null) {
+            throw new Args.UsageException("--in and --mime exclude each other");
+        }
+        if (a.flag("trailing-signature") && mimeFile == null) {
+            throw new Args.UsageException("--trailing-signature needs --mime FILE --content-type CT");
+        }
         if ("-".equals(a.get("out"))) {
             throw new Args.UsageException("verify --out must name a file (stdout carries the JSON result)");
         }
@@ -126,7 +134,25 @@ final class Verify {
         rd.setDisableBSPEnforcement(a.flag("no-bsp"));
         rd.setAllowRSA15KeyTransportAlgorithm(a.flag("allow-rsa15"));
 
-        Document doc = Xml.parse(Xml.readInput(in));
+        Document doc;
+        Attachments store = null;
+        Map<String, List<String>> includedBy = null;
+        List<String> trailingParts = null;
+        if (mimeFile != null) {
+            Mime.Package pkg = Mime.parse(Xml.readInput(mimeFile), a.require("content-type"));
+            doc = Xml.parse(pkg.root().body());
+            store = VerifyMime.store(pkg);
+            if (a.flag("trailing-signature")) {
+                trailingParts = Mtom.reassemble(doc, store);
+            }
+            includedBy = VerifyMime.includeOwners(doc);
+            rd.setAttachmentCallbackHandler(store);
+            // Digests over the XOP infoset (XOP 1.0 §3): WSS4J inlines each xop:Include of a signed
+            // element as base64 before canonicalizing (SignatureProcessor, RequestData.expandXopInclude).
+            rd.setExpandXopInclude(!a.flag("no-xop-expand"));
+        } else {
+            doc = Xml.parse(Xml.readInput(in));
+        }
         String soap = Xml.soapVersion(doc);
         WSSecurityEngine engine = new WSSecurityEngine();
         WSHandlerResult hr;
@@ -149,6 +175,8 @@ final class Verify {
         String signer = null;
         Map<String, Object> tsJson = null;
         Map<String, Object> utJson = null;
+        List<Object> confirmations = new ArrayList<>();
+        Set<String> signedIds = new LinkedHashSet<>();
         for (WSSecurityEngineResult r : hr.getResults()) {
             int action = (Integer) r.get(WSSecurityEngineResult.TAG_ACTION);
             actions.add(actionName(action));
@@ -179,6 +207,9 @@ final class Verify {
                             signedParts.add(pe.getLocalName());
                         }
                         ref.put("uri", dr.getWsuId());
+                        if (dr.getWsuId() != null) {
+                            signedIds.add(dr.getWsuId().replaceFirst("^#", ""));
+                        }
                         ref.put("digestMethod", dr.getDigestAlgorithm());
                         ref.put("transforms", dr.getTransformAlgorithms());
                         ref.put("prefixList", referencePrefixList(sigElem, dr.getWsuId()));
@@ -232,6 +263,8 @@ final class Verify {
                 tsJson = new LinkedHashMap<>();
                 tsJson.put("created", ts.getCreated() == null ? null : ts.getCreated().toString());
                 tsJson.put("expires", ts.getExpires() == null ? null : ts.getExpires().toString());
+            } else if (action == WSConstants.SC) {
+                confirmations.add(r);
             } else if (action == WSConstants.UT || action == WSConstants.UT_NOPASSWORD) {
                 UsernameToken ut = (UsernameToken) r.get(WSSecurityEngineResult.TAG_USERNAME_TOKEN);
                 utJson = new LinkedHashMap<>();
@@ -251,6 +284,16 @@ final class Verify {
         m.put("encryption", encs);
         m.put("timestamp", tsJson);
         m.put("usernameToken", utJson);
+        List<Object> scJson = VerifyMime.confirmations(confirmations, signedIds);
+        if (!scJson.isEmpty() || a.get("expect-confirmation") != null) {
+            m.put("signatureConfirmations", scJson);
+        }
+        if (store != null) {
+            m.put("attachments", VerifyMime.attachmentsJson(store, signedIds, includedBy));
+            if (trailingParts != null) {
+                m.put("trailingSignatureParts", trailingParts);
+            }
+        }
 
         List<String> missing = new ArrayList<>();
         for (String req : require) {
@@ -267,6 +310,10 @@ final class Verify {
             if (!ok) {
                 missing.add(req);
             }
+        }
+        String expect = a.get("expect-confirmation");
+        if (expect != null && !VerifyMime.confirmed(scJson, expect)) {
+            missing.add("signature-confirmation=" + expect);
         }
         if (!missing.isEmpty()) {
             Result f = Result.fail(1, "requirement(s) not met: " + String.join(",", missing), "REQUIREMENT");
