@@ -28,6 +28,10 @@ type verifyFlags struct {
 	now       string
 	plaintext string
 	json      bool
+	// contentType, when set, reads MSG as an MTOM/SwA package of that
+	// type; key decrypts a strict trailing signature.
+	contentType string
+	key         string
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -44,7 +48,8 @@ func newVerifyCmd() *cobra.Command {
 			"on standard error with the precise reason the gateway's uniform fault hides,\n" +
 			"and exits with status 1. MSG.xml may be - for standard input.",
 		Example: "  wssgw verify -c config.example.yaml --policy partner-a secured.xml\n" +
-			"  wssgw verify -c config.example.yaml --now 2026-01-02T03:04:05Z --json old.xml",
+			"  wssgw verify -c config.example.yaml --now 2026-01-02T03:04:05Z --json old.xml\n" +
+			"  wssgw verify -c client.yaml --content-type \"$(cat response.ct)\" [--key partner.key] response.mime",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runVerify(cmd, &f, args[0])
@@ -56,6 +61,8 @@ func newVerifyCmd() *cobra.Command {
 	fl.StringVar(&f.now, "now", "", "verify as at this time (RFC 3339) instead of the current time")
 	fl.StringVar(&f.plaintext, "plaintext", "", "write the plaintext to this file instead of standard output")
 	fl.BoolVar(&f.json, "json", false, "print the facts as one JSON object (with the plaintext, unless --plaintext)")
+	fl.StringVar(&f.contentType, "content-type", "", "MSG is a MIME package (MTOM/SwA) with this multipart/related Content-Type; a streamed response's trailing signature is put back first")
+	fl.StringVar(&f.key, "key", "", "PEM private key of the requester, to decrypt a strict-XOP trailing signature")
 	return cmd
 }
 
@@ -82,7 +89,26 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, in string) error {
 	if err != nil {
 		return err
 	}
-	res, plain, rerr := v.verify(cmd.Context(), msg, now)
+	var (
+		res   *wss.Result
+		plain []byte
+		rerr  *wss.Error
+	)
+	if f.contentType != "" {
+		key, err := loadDecrypter(f.key)
+		if err != nil {
+			return err
+		}
+		ctx := cmd.Context()
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		if res, plain, rerr, err = v.verifyPackage(ctx, msg, f.contentType, key, now); err != nil {
+			return err
+		}
+	} else {
+		res, plain, rerr = v.verify(cmd.Context(), msg, now)
+	}
 	out := cmd.OutOrStdout()
 	if rerr != nil {
 		detail := rerr.Detail

@@ -32,6 +32,8 @@ type Config struct {
 	XML XMLLimits `mapstructure:"xml"`
 	// Templates configures the template automaton (the fast path).
 	Templates Templates `mapstructure:"templates"`
+	// MIME bounds the MTOM/SwA packages secured routes read.
+	MIME MIMELimits `mapstructure:"mime"`
 }
 
 // ServerTLS is TLS on the data listener. Empty CertFile and KeyFile mean

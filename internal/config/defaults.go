@@ -36,6 +36,7 @@ func Default() Config {
 		},
 		XML:       DefaultXMLLimits(),
 		Templates: DefaultTemplates(),
+		MIME:      DefaultMIMELimits(),
 	}
 }
 
@@ -116,6 +117,7 @@ func (c *Config) ApplyDefaults() {
 		setDefault(&p.Timestamp.FutureSkew, dp.Timestamp.FutureSkew)
 		setDefault(&p.UsernameToken.MaxAge, dp.UsernameToken.MaxAge)
 		setDefault(&p.Replay, dp.Replay)
+		p.Responses.applyDefaults()
 		c.Policies[name] = p
 	}
 }

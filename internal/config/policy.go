@@ -62,6 +62,9 @@ type Policy struct {
 	// Role is the SOAP 1.2 role (SOAP 1.1 actor) of the Security header
 	// addressed to wssgw; empty means the header without role or actor.
 	Role string `mapstructure:"role"`
+	// Responses says how the backend's responses are signed (and
+	// encrypted) on the way back.
+	Responses Responses `mapstructure:"responses"`
 }
 
 // Trust decides which certificates sign for a policy. Certificates in
@@ -214,5 +217,6 @@ func DefaultPolicy() Policy {
 		},
 		UsernameToken: UsernameTokenPolicy{MaxAge: 5 * time.Minute},
 		Replay:        "on",
+		Responses:     DefaultResponses(),
 	}
 }

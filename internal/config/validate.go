@@ -39,6 +39,7 @@ func (c *Config) Validate() error {
 	c.Replay.validate(&ps, "replay")
 	c.XML.validate(&ps, "xml")
 	c.Templates.validate(&ps, "templates")
+	c.MIME.validate(&ps, "mime")
 	return ps.Err()
 }
 

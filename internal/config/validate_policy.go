@@ -87,6 +87,7 @@ func (p Policy) validate(ps *Problems, key string) {
 		}
 	}
 	checkOneOf(ps, key+".replay", p.Replay, "on", "off")
+	p.Responses.validate(ps, key+".responses", p)
 }
 
 func (p Policy) validateTrust(ps *Problems, key string) {

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,6 +22,7 @@ type Gateway struct {
 	metrics  *metrics.Metrics
 	log      *slog.Logger
 	policies *policies
+	stop     context.CancelFunc // stops reloading response signing keys
 }
 
 // New builds the gateway for a validated configuration.
@@ -31,12 +33,18 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 		return nil, err
 	}
 	routes := make([]*route, 0, len(cfg.Routes))
+	ctx, stop := context.WithCancel(context.Background())
+	responders := map[string]*responder{}
 	for _, rc := range cfg.Routes {
 		r, err := newRoute(rc, m, pool)
 		if err == nil && rc.Policy != config.PolicyNone {
-			r.security, err = newSecurity(rc, ps.byName[rc.Policy], ps.metrics[rc.Policy], cfg.XML, ps.templates[rc.Policy], log)
+			r.security, err = newSecurity(rc, ps.byName[rc.Policy], ps.metrics[rc.Policy], cfg.XML, cfg.MIME, ps.templates[rc.Policy], log)
+		}
+		if err == nil && rc.Policy != config.PolicyNone {
+			err = attachResponder(ctx, r, rc.Policy, cfg.Policies[rc.Policy].Responses, cfg.XML, responders, m, log)
 		}
 		if err != nil {
+			stop()
 			ps.close()
 			return nil, err
 		}
@@ -51,11 +59,15 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 		metrics:  m,
 		log:      log,
 		policies: ps,
+		stop:     stop,
 	}, nil
 }
 
 // Close stops reloading key material and closes the replay store.
-func (g *Gateway) Close() { g.policies.close() }
+func (g *Gateway) Close() {
+	g.stop()
+	g.policies.close()
+}
 
 // ServeHTTP handles one SOAP request.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -101,13 +113,18 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange, k
 	if rt.security != nil {
 		// A secured request is read whole and verified before a byte of
 		// it reaches the backend (DESIGN.md §5.4).
-		out, err := rt.security.secure(r.Context(), r, e.body, rt.metrics, kind)
+		out, res, err := rt.security.secure(r.Context(), r, e.body, rt.metrics, kind)
 		if err != nil {
 			e.fail(err)
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(out))
-		r.ContentLength = int64(len(out))
+		if rt.responder != nil {
+			r = withRequester(r, res, rt.responder.cfg.SignatureConfirmation)
+		}
+		if kind != soap.Multipart { // secure set a multipart body itself
+			r.Body = io.NopCloser(bytes.NewReader(out))
+			r.ContentLength = int64(len(out))
+		}
 		r.Header.Del("Transfer-Encoding")
 	}
 	r.Header.Set(HeaderRequestID, e.id)

@@ -18,7 +18,8 @@ type route struct {
 	readTimeout  time.Duration
 	proxy        *httputil.ReverseProxy
 	metrics      *metrics.RouteMetrics
-	security     *security // nil for policy none
+	security     *security  // nil for policy none
+	responder    *responder // nil when responses are not signed
 }
 
 // routeTable finds the route for a path by longest prefix on segment

@@ -14,6 +14,7 @@ import (
 	"github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/dom"
 	"github.com/wssgw/wssgw/internal/metrics"
+	wmime "github.com/wssgw/wssgw/internal/mime"
 	"github.com/wssgw/wssgw/internal/soap"
 	"github.com/wssgw/wssgw/internal/template"
 	"github.com/wssgw/wssgw/internal/wss"
@@ -28,6 +29,7 @@ type security struct {
 	metrics  *metrics.PolicyMetrics
 	identity config.IdentityHeaders
 	now      func() time.Time
+	mime     wmime.Limits // MTOM/SwA packages (mtom.go)
 }
 
 // securityError is a rejected request: one uniform fault for all of them
@@ -65,29 +67,32 @@ func wsseCode(local string) *soap.QName {
 }
 
 // secure reads the whole body, verifies it and returns the bytes to forward
-// with the identity headers to set.
-func (s *security) secure(ctx context.Context, r *http.Request, body io.Reader, rm *metrics.RouteMetrics, kind soap.Kind) ([]byte, error) {
+// with the identity headers to set, and the verified facts (nil when the
+// message was forwarded unparsed) for the response.
+func (s *security) secure(ctx context.Context, r *http.Request, body io.Reader, rm *metrics.RouteMetrics, kind soap.Kind) ([]byte, *wss.Result, error) {
+	if kind == soap.Multipart {
+		// The package replaces r.Body itself: it is streamed, not bytes.
+		res, err := s.secureMultipart(ctx, r, body, rm)
+		return nil, res, err
+	}
 	data, err := io.ReadAll(body)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return nil, err
+			return nil, nil, err
 		}
-		return nil, &clientBodyError{err}
+		return nil, nil, &clientBodyError{err}
 	}
 	s.stripIdentity(r.Header)
-	if kind != soap.Envelope {
-		return nil, s.reject(wss.Failf(wss.ReasonMalformed, "MTOM on a secured route is not supported yet"))
-	}
 	res, out, err := s.policy.Verify(ctx, s.engine, data, s.now())
 	s.observe(rm, res)
 	if err != nil {
-		return nil, s.reject(err)
+		return nil, nil, s.reject(err)
 	}
 	if res != nil {
 		s.setIdentity(r.Header, res)
 	}
-	return out, nil
+	return out, res, nil
 }
 
 // observe records the stage times and the template lookup of a verified
@@ -183,7 +188,7 @@ var c14nLabels = map[string]string{
 }
 
 // newSecurity builds the security stage of a route whose policy is not none.
-func newSecurity(rc config.Route, p *wss.Policy, pm *metrics.PolicyMetrics, limits config.XMLLimits, ts *template.Store, log *slog.Logger) (*security, error) {
+func newSecurity(rc config.Route, p *wss.Policy, pm *metrics.PolicyMetrics, limits config.XMLLimits, mimeLimits config.MIMELimits, ts *template.Store, log *slog.Logger) (*security, error) {
 	sc := xmlscan.DefaultConfig()
 	sc.Limits = limits.Limits(rc.MaxBodyBytes)
 	d, err := dom.New(sc)
@@ -198,5 +203,5 @@ func newSecurity(rc config.Route, p *wss.Policy, pm *metrics.PolicyMetrics, limi
 			return nil, fmt.Errorf("gateway: route %s: %w", rc.Name, err)
 		}
 	}
-	return &security{policy: p, engine: e, metrics: pm, identity: rc.IdentityHeaders, now: time.Now}, nil
+	return &security{policy: p, engine: e, metrics: pm, identity: rc.IdentityHeaders, now: time.Now, mime: mimeLimits.Limits()}, nil
 }

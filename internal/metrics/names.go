@@ -29,6 +29,11 @@ const (
 	NameTemplateBytes    = Namespace + "_template_bytes"
 	NameShadowChecks     = Namespace + "_template_shadow_checks_total"
 
+	// NameResponseSigning counts responses on routes that sign them, by
+	// route and result (ResponseSigned, ResponseFailed, ResponseAborted,
+	// ResponsePassed).
+	NameResponseSigning = Namespace + "_response_signing_total"
+
 	// NameCertificateExpiry is the notAfter of every certificate the
 	// gateway loaded (TLS, trust anchors and pins, decryption, signing).
 	NameCertificateExpiry = Namespace + "_certificate_expiry_timestamp_seconds"
@@ -78,6 +83,14 @@ const (
 	StagePolicy  = "policy"  // policy check and replay store
 	StageMatch   = "match"   // template automaton matching and slot checks
 	StageSign    = "sign"    // response signing
+)
+
+// Values of the result label of response signing.
+const (
+	ResponseSigned  = "signed"  // signed (buffered, or streamed to the end)
+	ResponseFailed  = "failed"  // could not be signed: the partner got a 502 fault
+	ResponseAborted = "aborted" // a streamed response cut before its signature part
+	ResponsePassed  = "passed"  // no SOAP content to sign (an empty one-way reply)
 )
 
 // NoRoute is the route label of requests that matched no route.

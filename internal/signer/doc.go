@@ -5,7 +5,11 @@
 // the Body content for a recipient certificate (sign-then-encrypt).
 //
 // It is the engine behind `wssgw sign` (the client used to test a
-// deployment) and buffered response signing. Every digest and the
+// deployment) and buffered response signing (Secure, with
+// SignatureConfirmation for responses, WSS 1.1 §8.5). Stream signs
+// MTOM/SwA responses while they are copied (DESIGN.md §6): the root part
+// goes out first and the ds:Signature content follows as the last MIME
+// part, with memory independent of the package size. Every digest and the
 // SignedInfo are computed over bytes that passed the xmlscan gate and were
 // canonicalized by internal/c14n, never over a re-serialized tree: the
 // message is assembled as bytes, scanned, canonicalized, and the

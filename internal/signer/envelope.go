@@ -23,14 +23,14 @@ type envelope struct {
 // and SOAP 1.2 Part 1 §5 both put the optional Header first and the Body
 // next, so anything else is rejected rather than guessed at.
 // The caller returns e.d to the pool with putDoc when done, also on error.
-func parseEnvelope(data []byte, signHeaders []xml.Name) (_ *envelope, err error) {
+func parseEnvelope(gate *xmlscan.Scanner, data []byte, signHeaders []xml.Name) (_ *envelope, err error) {
 	e := &envelope{d: getDoc(), header: -1}
 	defer func() {
 		if err != nil {
 			putDoc(e.d)
 		}
 	}()
-	if err := xmlscan.Scan(data, e.d); err != nil {
+	if err := gate.Scan(data, e.d); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrEnvelope, err)
 	}
 	d := e.d

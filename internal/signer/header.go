@@ -15,6 +15,7 @@ type plan struct {
 
 	tsID, bstID, encBstID, ekID, edID, sigID, kiID, strID string
 	created, expires                                      string
+	confIDs                                               []string // one per SignatureConfirmation
 
 	refs       []ref    // in SignedInfo order
 	siPrefixes []string // PrefixList of the SignedInfo CanonicalizationMethod
@@ -25,10 +26,21 @@ type plan struct {
 	sigToken, encToken buf
 }
 
-// ref is one ds:Reference: a same-document URI and its exc-c14n PrefixList.
+// ref is one ds:Reference: a same-document "#id" with its exc-c14n
+// PrefixList, or an attachment "cid:" URI with its SwA transform.
 type ref struct {
 	id       string
 	prefixes []string
+	cid      string // Content-ID of an attachment (SwA Profile 1.1 §5.1)
+	// transform is the one Transform of a cid reference (SwA §5.2).
+	transform string
+}
+
+func (r ref) uri() string {
+	if r.cid != "" {
+		return "cid:" + escapeCID(r.cid)
+	}
+	return "#" + r.id
 }
 
 // security renders the whole wsse:Security header. digests (one per ref)
@@ -36,6 +48,12 @@ type ref struct {
 // ds:DigestValue and ds:SignatureValue, outside every signed element and
 // outside SignedInfo's digested content respectively.
 func (p *plan) security(digests [][]byte, sigValue []byte) []byte {
+	return p.securityWith(func(b *buf) { p.signature(b, digests, sigValue) })
+}
+
+// securityWith renders the header with sig writing the signature's place:
+// the ds:Signature itself, or what stands for it in a streamed response.
+func (p *plan) securityWith(sig func(b *buf)) []byte {
 	b := make(buf, 0, 4096)
 	b.open("wsse:Security")
 	b.attr("xmlns:wsse", nsWSSE)
@@ -62,6 +80,7 @@ func (p *plan) security(digests [][]byte, sigValue []byte) []byte {
 		b.elem("wsu:Expires", p.expires)
 		b.close("wsu:Timestamp")
 	}
+	p.confirmations(&b)
 	if p.bstID != "" {
 		bst(&b, p.bstID, p.r.Certificate)
 	}
@@ -71,7 +90,7 @@ func (p *plan) security(digests [][]byte, sigValue []byte) []byte {
 	if p.ekID != "" {
 		p.encryptedKey(&b)
 	}
-	p.signature(&b, digests, sigValue)
+	sig(&b)
 	b.close("wsse:Security")
 	return b
 }
@@ -113,21 +132,36 @@ func (p *plan) c14nMethod(b *buf, name string, prefixes []string) {
 // SignedInfo (R5404), each Reference with exc-c14n as its one Transform
 // (R5423), and a KeyInfo holding exactly one SecurityTokenReference (R5417).
 func (p *plan) signature(b *buf, digests [][]byte, sigValue []byte) {
+	p.signatureStart(b)
+	p.signatureContent(b, digests, sigValue)
+	b.close("ds:Signature")
+}
+
+func (p *plan) signatureStart(b *buf) {
 	b.open("ds:Signature")
 	b.attr("xmlns:ds", nsDS)
 	b.attr("Id", p.sigID)
 	b.end()
+}
+
+// signatureContent writes the children of ds:Signature: what a streamed
+// response sends as its last MIME part.
+func (p *plan) signatureContent(b *buf, digests [][]byte, sigValue []byte) {
 	b.open("ds:SignedInfo")
 	b.end()
 	p.c14nMethod(b, "ds:CanonicalizationMethod", p.siPrefixes)
 	b.algo("ds:SignatureMethod", p.r.SignatureAlgorithm)
 	for i, rf := range p.refs {
 		b.open("ds:Reference")
-		b.attr("URI", "#"+rf.id)
+		b.attr("URI", rf.uri())
 		b.end()
 		b.open("ds:Transforms")
 		b.end()
-		p.c14nMethod(b, "ds:Transform", rf.prefixes)
+		if rf.transform != "" {
+			b.algo("ds:Transform", rf.transform)
+		} else {
+			p.c14nMethod(b, "ds:Transform", rf.prefixes)
+		}
 		b.close("ds:Transforms")
 		b.algo("ds:DigestMethod", p.r.DigestAlgorithm)
 		var dv []byte
@@ -148,7 +182,6 @@ func (p *plan) signature(b *buf, digests [][]byte, sigValue []byte) {
 	*b = append(*b, p.sigToken...)
 	b.close("wsse:SecurityTokenReference")
 	b.close("ds:KeyInfo")
-	b.close("ds:Signature")
 }
 
 // encryptedKey writes xenc:EncryptedKey with its ReferenceList (WSS 1.1

@@ -97,6 +97,13 @@ type checked struct {
 // SignatureValue with cert's public key. It returns an error rather than
 // failing so that tamper tests can assert the failure.
 func verifySecured(msg []byte, cert *x509.Certificate, recipient crypto.PrivateKey, wantBody []byte) (*checked, error) {
+	return verifySecuredAtt(msg, cert, recipient, wantBody, nil)
+}
+
+// verifySecuredAtt is verifySecured for a message with SwA references:
+// a "cid:" Reference digests atts[cid] as it is (Attachment-Content of a
+// binary part, SwA Profile 1.1 §5.4.1).
+func verifySecuredAtt(msg []byte, cert *x509.Certificate, recipient crypto.PrivateKey, wantBody []byte, atts map[string][]byte) (*checked, error) {
 	var d xmlscan.Document
 	if err := xmlscan.Scan(msg, &d); err != nil {
 		return nil, err
@@ -157,6 +164,28 @@ func verifySecured(msg []byte, cert *x509.Certificate, recipient crypto.PrivateK
 			continue
 		}
 		uri := attr(&d, r, "", "URI")
+		if cid, ok := strings.CutPrefix(uri, "cid:"); ok {
+			h, err := digestHash(attr(&d, find2(&d, r, nsDS, "DigestMethod"), "", "Algorithm"))
+			if err != nil {
+				return nil, err
+			}
+			cid, err = unescapeCID(cid)
+			if err != nil {
+				return nil, err
+			}
+			content, ok := atts[cid]
+			want, err := b64(childText(&d, r, "DigestValue"))
+			if err != nil || !ok {
+				return nil, fmt.Errorf("attachment %s: %v", uri, err)
+			}
+			hh := newHash(h)
+			hh.Write(content)
+			if !bytes.Equal(want, hh.Sum(nil)) {
+				return nil, fmt.Errorf("digest mismatch for %s", uri)
+			}
+			res.refs = append(res.refs, "cid")
+			continue
+		}
 		target := -1
 		for e := range d.Elements {
 			if v := attr(&d, e, nsWSU, "Id"); v != "" && "#"+v == uri {

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
 // Errors returned by Secure; each error wraps exactly one of them.
@@ -68,10 +70,20 @@ type Options struct {
 	KeyTransport        string // "" is rsa-oaep-mgf1p
 	EncryptKeyReference string // "" is RefIssuerSerial
 
+	// SignatureConfirmation adds a signed wsse11:SignatureConfirmation per
+	// value of Confirm, the SignatureValues of the request being answered,
+	// or one without Value when Confirm is empty (WSS 1.1 §8.5).
+	SignatureConfirmation bool
+	Confirm               [][]byte
+
 	// MustUnderstand sets mustUnderstand on wsse:Security ("1" for SOAP
 	// 1.1, "true" for SOAP 1.2, as WSS4J writes them).
 	MustUnderstand bool
 	Rand           io.Reader // default crypto/rand
+	// Gate scans the input and every assembled message; nil is xmlscan's
+	// default limits (8 MiB). Larger messages need a gate with larger
+	// byte, text and base64 limits.
+	Gate *xmlscan.Scanner
 }
 
 // DefaultOptions returns Options with the defaults whose zero value differs:
@@ -79,6 +91,15 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{InclusivePrefixes: true, MustUnderstand: true}
 }
+
+// defaultGate is xmlscan's default configuration.
+var defaultGate = func() *xmlscan.Scanner {
+	s, err := xmlscan.NewScanner(xmlscan.DefaultConfig())
+	if err != nil {
+		panic(err)
+	}
+	return s
+}()
 
 // resolved is Options after defaults and validation.
 type resolved struct {
@@ -122,6 +143,9 @@ func (o Options) resolve() (*resolved, error) {
 	}
 	if r.Rand == nil {
 		r.Rand = rand.Reader
+	}
+	if r.Gate == nil {
+		r.Gate = defaultGate
 	}
 	if r.KeyReference == "" {
 		r.KeyReference = RefBST

@@ -52,6 +52,12 @@ func newPlan(r *resolved, env *envelope) (*plan, []edit, error) {
 		id(&p.ekID, "EK-")
 		id(&p.edID, "ED-")
 	}
+	if r.SignatureConfirmation {
+		p.confIDs = make([]string, max(1, len(r.Confirm)))
+		for i := range p.confIDs {
+			id(&p.confIDs[i], "SC-")
+		}
+	}
 	id(&p.sigID, "SIG-")
 	id(&p.kiID, "KI-")
 	id(&p.strID, "STR-")
@@ -96,6 +102,9 @@ func newPlan(r *resolved, env *envelope) (*plan, []edit, error) {
 	p.refs = append(p.refs, bodyRef)
 	if p.tsID != "" {
 		p.refs = append(p.refs, ref{id: p.tsID, prefixes: prefixList(secScope, "wsu")})
+	}
+	for _, id := range p.confIDs {
+		p.refs = append(p.refs, ref{id: id, prefixes: prefixList(secScope, "wsu", "wsse11")})
 	}
 	for _, h := range env.signed {
 		_, rf, e, err := idEdit(r, d, h, "id-")

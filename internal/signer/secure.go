@@ -22,7 +22,7 @@ func Secure(envelope []byte, o Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	env, err := parseEnvelope(envelope, r.SignHeaders)
+	env, err := parseEnvelope(r.Gate, envelope, r.SignHeaders)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func Secure(envelope []byte, o Options) ([]byte, error) {
 	doc := getDoc()
 	defer putDoc(doc)
 	msg := assemble(d, edits, p.security(nil, nil), nil)
-	if err := xmlscan.Scan(msg, doc); err != nil {
+	if err := r.Gate.Scan(msg, doc); err != nil {
 		return nil, fmt.Errorf("signer: assembled message fails the gate: %w", err)
 	}
 	idx, err := findIDs(doc, p.refs)
@@ -81,7 +81,7 @@ func Secure(envelope []byte, o Options) ([]byte, error) {
 	// (XMLDSig §3.1.2).
 	msg = assemble(d, edits, p.security(digests, nil), nil)
 	doc.Reset()
-	if err := xmlscan.Scan(msg, doc); err != nil {
+	if err := r.Gate.Scan(msg, doc); err != nil {
 		return nil, fmt.Errorf("signer: assembled message fails the gate: %w", err)
 	}
 	si, err := signedInfo(doc, p.sigID)
@@ -100,7 +100,7 @@ func Secure(envelope []byte, o Options) ([]byte, error) {
 	// 3. The final message, Body content encrypted after signing.
 	msg = assemble(d, edits, p.security(digests, sig), encBody)
 	doc.Reset()
-	if err := xmlscan.Scan(msg, doc); err != nil {
+	if err := r.Gate.Scan(msg, doc); err != nil {
 		return nil, fmt.Errorf("signer: secured message fails the gate: %w", err)
 	}
 	return msg, nil

@@ -1,0 +1,152 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/textproto"
+	"slices"
+	"sync"
+
+	"github.com/wssgw/wssgw/internal/metrics"
+	wmime "github.com/wssgw/wssgw/internal/mime"
+	"github.com/wssgw/wssgw/internal/wss"
+)
+
+// secureMultipart verifies an MTOM/SwA package on a secured route
+// (DESIGN.md §5.4): the whole package is read (attachments spooled past the
+// threshold), the root verified together with its attachments, and the
+// request body replaced by the re-assembled package: the plaintext root
+// the policy produced and the attachments minus the consumed ciphertext
+// parts, streamed from the spool. The spool is removed on every path: here
+// on an error, else when the backend's transport closes the body or the
+// request ends, whichever comes first.
+func (s *security) secureMultipart(ctx context.Context, r *http.Request, body io.Reader, rm *metrics.RouteMetrics) (*wss.Result, error) {
+	pkg, err := wmime.Read(ctx, body, r.Header.Get("Content-Type"), s.mime)
+	if err != nil {
+		return nil, s.readError(body, err)
+	}
+	s.stripIdentity(r.Header)
+	atts := &packageAttachments{pkg: pkg}
+	engine, ok := s.engine.(wss.AttachmentEngine)
+	if !ok {
+		_ = pkg.Close()
+		return nil, s.reject(fmt.Errorf("gateway: engine %T cannot verify attachments", s.engine))
+	}
+	res, root, err := s.policy.VerifyAttachments(ctx, engine, pkg.RootBytes, atts, s.now())
+	s.observe(rm, res)
+	if err != nil {
+		_ = pkg.Close()
+		return nil, s.reject(err)
+	}
+	if res != nil {
+		s.setIdentity(r.Header, res)
+		dropConsumed(pkg, res.Consumed)
+	}
+	ctype, w := pkg.Writer(root)
+	b := newPackageBody(pkg, w)
+	// The server cancels the request context once the handler returns: a
+	// body the transport never opened (the client left first) still goes.
+	context.AfterFunc(r.Context(), func() { _ = b.Close() })
+	r.Body, r.ContentLength = b, -1
+	r.Header.Del("Content-Length")
+	r.Header.Set("Content-Type", ctype)
+	return res, nil
+}
+
+// readError maps a failed mime.Read to the gateway's answers: the route's
+// body limit and mime.ErrLimit are 413 like an oversize envelope, a failed
+// read from the client is the client's (400, 408, or nothing when it left),
+// and everything else (malformed, truncated, duplicate Content-ID, bad
+// transfer encoding) is the uniform security fault, since a package two
+// parsers split differently is an attack (security.md C7).
+func (s *security) readError(body io.Reader, err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return tooLarge
+	}
+	if errors.Is(err, wmime.ErrLimit) {
+		return &mimeLimitError{err: err}
+	}
+	if cb, ok := body.(interface{ readErr() error }); ok && cb.readErr() != nil {
+		return &clientBodyError{err}
+	}
+	return s.reject(wss.Wrap(wss.ReasonMalformed, err, "gateway: multipart package"))
+}
+
+// mimeLimitError is a package over a mime limit; it is answered like a
+// body over maxBodyBytes (413).
+type mimeLimitError struct{ err error }
+
+func (e *mimeLimitError) Error() string { return "gateway: " + e.err.Error() }
+func (e *mimeLimitError) Unwrap() []error {
+	return []error{e.err, &http.MaxBytesError{}}
+}
+
+// dropConsumed removes the parts whose ciphertext the Security header
+// consumed (an xop:Include in a CipherValue): the backend gets the
+// plaintext in the root, never the ciphertext part.
+func dropConsumed(pkg *wmime.Package, consumed []string) {
+	if len(consumed) == 0 {
+		return
+	}
+	pkg.Attachments = slices.DeleteFunc(pkg.Attachments, func(p *wmime.Part) bool {
+		return slices.Contains(consumed, p.ContentID())
+	})
+}
+
+// packageAttachments adapts a *mime.Package to wss.Attachments.
+type packageAttachments struct{ pkg *wmime.Package }
+
+func (a *packageAttachments) IDs() []string {
+	ids := make([]string, len(a.pkg.Attachments))
+	for i, p := range a.pkg.Attachments {
+		ids[i] = p.ContentID()
+	}
+	return ids
+}
+
+func (a *packageAttachments) Attachment(cid string) (wss.Attachment, bool) {
+	p, ok := a.pkg.Attachment(cid)
+	if !ok {
+		return nil, false // a typed nil would not compare equal to nil
+	}
+	return p, true
+}
+
+func (a *packageAttachments) Replace(cid string, header textproto.MIMEHeader, r io.Reader) error {
+	return a.pkg.Replace(cid, header, r)
+}
+
+// packageBody is the request body for the backend: a goroutine writes the
+// package into a pipe. Close stops the writer, waits for it, and only then
+// removes the spool, so no spool file is removed under a reader; it runs
+// once, from the transport or from the request's end.
+type packageBody struct {
+	*io.PipeReader
+	pkg  *wmime.Package
+	done chan struct{}
+	once sync.Once
+}
+
+func newPackageBody(pkg *wmime.Package, w io.WriterTo) *packageBody {
+	pr, pw := io.Pipe()
+	b := &packageBody{PipeReader: pr, pkg: pkg, done: make(chan struct{})}
+	go func() {
+		defer close(b.done)
+		_, err := w.WriteTo(pw)
+		pw.CloseWithError(err) // nil: io.EOF for the reader
+	}()
+	return b
+}
+
+func (b *packageBody) Close() error {
+	b.once.Do(func() {
+		_ = b.PipeReader.Close() // a blocked WriteTo fails with io.ErrClosedPipe
+		<-b.done
+		_ = b.pkg.Close()
+	})
+	return nil
+}

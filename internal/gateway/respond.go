@@ -1,0 +1,224 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wssgw/wssgw/internal/config"
+	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/signer"
+	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/xmlscan"
+)
+
+// responder signs the backend's responses on the routes of one policy
+// (DESIGN.md §2, outbound): buffered with a standard WS-Security header, or
+// streamed for MTOM/SwA packages (§6).
+type responder struct {
+	cfg     config.Responses
+	key     *crypto.Reloader[crypto.KeyPair]
+	gate    *xmlscan.Scanner
+	log     *slog.Logger
+	results *responseResults
+}
+
+// responseError is a response the gateway would not relay: it could not be
+// signed. The partner gets a 502 fault instead of an unsigned answer.
+type responseError struct{ err error }
+
+func (e *responseError) Error() string { return "gateway: response not signed: " + e.err.Error() }
+func (e *responseError) Unwrap() error { return e.err }
+
+var (
+	errResponseTooLarge = errors.New("larger than responses.maxBufferedSize")
+	errResponseType     = errors.New("not a SOAP response")
+	errResponseEncoding = errors.New("Content-Encoding cannot be signed")
+)
+
+// newResponder loads the signing key of a policy and keeps it fresh until
+// ctx ends (Secret rotation).
+func newResponder(ctx context.Context, policy string, cfg config.Responses, limits config.XMLLimits, m *metrics.Metrics, log *slog.Logger) (*responder, error) {
+	gate, err := responseGate(cfg, limits)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: policy %s: %w", policy, err)
+	}
+	key, err := crypto.NewKeySource("policies."+policy+".responses", cfg.KeyOptions(), crypto.ReloadOptions{Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("gateway: policy %s: %w", policy, err)
+	}
+	go key.Run(ctx)
+	m.WatchCertificates(func(yield func(string, *x509.Certificate)) {
+		if k := key.Current(); k != nil && k.Certificate != nil {
+			yield(metrics.UseSigning, k.Certificate)
+		}
+	})
+	results, err := newResponseResults(m)
+	if err != nil {
+		return nil, err
+	}
+	return &responder{cfg: cfg, key: key, gate: gate, log: log, results: results}, nil
+}
+
+// responseGate is the strict gate for responses: the configured XML limits,
+// with bytes, text and base64 bounded by maxBufferedSize instead of the
+// request limits, since one base64 payload may fill a response. The
+// response comes from the route's own backend, but it is still parsed
+// only after passing the gate (DESIGN.md §5.1).
+func responseGate(cfg config.Responses, limits config.XMLLimits) (*xmlscan.Scanner, error) {
+	sc := xmlscan.DefaultConfig()
+	sc.Limits = limits.Limits(cfg.MaxBufferedSize)
+	sc.Limits.MaxTextLen = max(sc.Limits.MaxTextLen, int(cfg.MaxBufferedSize))
+	sc.Limits.MaxBase64Len = max(sc.Limits.MaxBase64Len, int(cfg.MaxBufferedSize))
+	return xmlscan.NewScanner(sc)
+}
+
+// attachResponder makes route r sign its responses when its policy says
+// so; routes of one policy share its responder and signing key.
+func attachResponder(ctx context.Context, r *route, policy string, cfg config.Responses, limits config.XMLLimits, cache map[string]*responder, m *metrics.Metrics, log *slog.Logger) error {
+	if !cfg.Sign {
+		return nil
+	}
+	rs, ok := cache[policy]
+	if !ok {
+		var err error
+		if rs, err = newResponder(ctx, policy, cfg, limits, m, log); err != nil {
+			return err
+		}
+		cache[policy] = rs
+	}
+	rs.attach(r)
+	return nil
+}
+
+// attach makes rt's proxy sign what its backend answers.
+func (rs *responder) attach(rt *route) {
+	rt.proxy.ModifyResponse = func(resp *http.Response) error { return rs.modify(rt, resp) }
+	rt.proxy.ErrorHandler = rs.proxyError
+	rt.responder = rs
+	rs.results.init(rt.name)
+}
+
+// modify signs one response before the proxy relays it. SOAP faults are
+// signed like any answer, whatever the HTTP status: a partner must be able
+// to trust a fault as much as a result.
+func (rs *responder) modify(rt *route, resp *http.Response) error {
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		resp.Body.Close()
+		return rs.failed(rt, &responseError{fmt.Errorf("%w: %q", errResponseEncoding, ce)})
+	}
+	kind, _ := soap.Classify(resp.Header.Get("Content-Type"))
+	switch {
+	case kind == soap.Multipart && rs.cfg.Mode == config.ResponseStreaming:
+		return rs.stream(rt, resp)
+	case kind == soap.Envelope:
+		return rs.buffered(rt, resp)
+	case resp.ContentLength == 0 || resp.StatusCode == http.StatusNoContent:
+		// A one-way operation's empty 202 carries nothing to sign.
+		rs.results.inc(rt.name, metrics.ResponsePassed)
+		return nil
+	}
+	resp.Body.Close()
+	what := resp.Header.Get("Content-Type")
+	if kind == soap.Multipart {
+		what += " (MTOM/SwA responses need responses.mode streaming)"
+	}
+	return rs.failed(rt, &responseError{fmt.Errorf("%w: %s", errResponseType, what)})
+}
+
+// buffered reads the whole response (bounded), signs it and replaces it.
+func (rs *responder) buffered(rt *route, resp *http.Response) error {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(rs.cfg.MaxBufferedSize)+1))
+	resp.Body.Close()
+	if err != nil {
+		// The backend broke off: the partner gets the proxy's 502.
+		return &backendError{err}
+	}
+	if int64(len(body)) > int64(rs.cfg.MaxBufferedSize) {
+		return rs.failed(rt, &responseError{errResponseTooLarge})
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		rs.results.inc(rt.name, metrics.ResponsePassed)
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return nil
+	}
+	o, err := rs.options(requesterOf(resp.Request))
+	if err != nil {
+		return rs.failed(rt, &responseError{err})
+	}
+	start := time.Now()
+	out, err := signer.Secure(body, o)
+	rt.metrics.Stage(metrics.StageSign, time.Since(start))
+	if err != nil {
+		return rs.failed(rt, &responseError{err})
+	}
+	rs.results.inc(rt.name, metrics.ResponseSigned)
+	resp.Body = io.NopCloser(bytes.NewReader(out))
+	resp.ContentLength = int64(len(out))
+	resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
+	resp.Header.Del("Transfer-Encoding")
+	return nil
+}
+
+// options are the signer's options for one response.
+func (rs *responder) options(req *requester) (signer.Options, error) {
+	k := rs.key.Current()
+	if k == nil {
+		return signer.Options{}, errors.New("no signing key loaded")
+	}
+	o := signer.DefaultOptions()
+	o.Signer, o.Certificate, o.Chain = k.Signer, k.Certificate, k.Chain
+	o.KeyReference = rs.cfg.KeyReference
+	o.TTL = rs.cfg.TimestampTTL
+	o.Gate = rs.gate
+	if rs.cfg.SignatureConfirmation {
+		o.SignatureConfirmation, o.Confirm = true, req.signatureValues()
+	}
+	if rs.cfg.EncryptForRequester || rs.cfg.StrictXOP {
+		c := req.certificate()
+		if c == nil {
+			return o, errors.New("the request has no trusted X.509 signer to encrypt for")
+		}
+		o.EncryptFor = c
+	}
+	return o, nil
+}
+
+// failed counts and returns a response that could not be signed.
+func (rs *responder) failed(rt *route, err error) error {
+	rs.results.inc(rt.name, metrics.ResponseFailed)
+	return err
+}
+
+// proxyError answers a response that could not be signed with a 502
+// fault (the backend's answer is unusable, not the gateway broken), and
+// leaves every other failure to the proxy's usual hook.
+func (rs *responder) proxyError(w http.ResponseWriter, r *http.Request, err error) {
+	var re *responseError
+	e, ok := w.(*exchange)
+	if !errors.As(err, &re) || !ok {
+		proxyError(w, r, err)
+		return
+	}
+	// The backend answered, but not with something the partner may get;
+	// outcome backend_fault, the reason in the log line.
+	e.outcome, e.reason = metrics.BackendFault, err
+	e.backendAt = time.Time{}
+	h := e.Header()
+	h.Set("Content-Type", e.version.ContentType())
+	h.Set("Cache-Control", "no-store")
+	fault := soap.Fault{Code: soap.Receiver, Reason: "The service's response could not be secured", CorrelationID: e.id}
+	b := fault.Append(nil, e.version)
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	e.WriteHeader(http.StatusBadGateway)
+	_, _ = e.Write(b)
+}

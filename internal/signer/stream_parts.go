@@ -1,0 +1,174 @@
+package signer
+
+import (
+	"encoding/base64"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/textproto"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// copyBufs recycles the copy buffers of streamed attachments.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// copyAttachments copies every attachment to mw, digesting it on the way.
+func (rt *streamRoot) copyAttachments(mw *multipart.Writer) error {
+	for n := 0; ; n++ {
+		hdr, body, err := rt.parts.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("signer: reading the backend's package: %w", err)
+		}
+		if n == rt.s.o.MaxAttachments {
+			return fmt.Errorf("%w: more than %d attachments", ErrPackage, n)
+		}
+		if err := rt.attachment(mw, hdr, body); err != nil {
+			return err
+		}
+	}
+	if rt.bodyHash != nil {
+		if rt.xopNext < len(rt.includes) {
+			return fmt.Errorf("%w: the part of xop:Include %q never came", ErrPackage, rt.includes[rt.xopNext])
+		}
+		rt.digests[0] = rt.bodyHash.Sum(nil)
+	}
+	return nil
+}
+
+// attachment copies one part and digests it per the attachment mode.
+func (rt *streamRoot) attachment(mw *multipart.Writer, hdr textproto.MIMEHeader, body io.Reader) error {
+	cid := strings.TrimSpace(hdr.Get("Content-ID"))
+	cid = strings.TrimSuffix(strings.TrimPrefix(cid, "<"), ">")
+	if cid == "" {
+		// Neither xop:Include nor a SwA Reference can name it, and it
+		// must not pass unsigned.
+		return fmt.Errorf("%w: attachment without Content-ID", ErrPackage)
+	}
+	if rt.seen[cid] {
+		return fmt.Errorf("%w: Content-ID %q occurs twice", ErrPackage, cid)
+	}
+	rt.seen[cid] = true
+	dig, done, err := rt.digester(cid, hdr)
+	if err != nil {
+		return err
+	}
+	pw, err := mw.CreatePart(outHeader(hdr))
+	if err != nil {
+		return fmt.Errorf("signer: writing the package: %w", err)
+	}
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	// The client gets each chunk before it is digested; a read error ends
+	// the copy before anything is signed.
+	if _, err := io.CopyBuffer(io.MultiWriter(pw, dig), onlyReader{body}, *bp); err != nil {
+		return fmt.Errorf("signer: copying attachment %q: %w", cid, err)
+	}
+	return done()
+}
+
+// onlyReader hides a reader's WriteTo, so that CopyBuffer uses the pooled
+// buffer and the part is copied in bounded chunks.
+type onlyReader struct{ io.Reader }
+
+// digester returns where part cid's content is written to be digested,
+// and what completes its digests. A part that an xop:Include of the Body
+// names is digested into the Body's XOP infoset in every mode: that is
+// what a receiver digests for a signed element holding xop:Include (XOP
+// 1.0 §3); in the SwA modes every part also gets its own Reference.
+func (rt *streamRoot) digester(cid string, hdr textproto.MIMEHeader) (io.Writer, func() error, error) {
+	if rt.s.o.Attachments == AttachXOP || slices.Contains(rt.includes, cid) {
+		xw, xdone, err := rt.xopDigester(cid)
+		if err != nil || rt.s.o.Attachments == AttachXOP {
+			return xw, xdone, err
+		}
+		sw, sdone, err := rt.swaDigester(cid, hdr)
+		if err != nil {
+			return nil, nil, err
+		}
+		return io.MultiWriter(xw, sw), func() error {
+			if err := xdone(); err != nil {
+				return err
+			}
+			return sdone()
+		}, nil
+	}
+	return rt.swaDigester(cid, hdr)
+}
+
+// swaDigester digests the part for its SwA Reference.
+func (rt *streamRoot) swaDigester(cid string, hdr textproto.MIMEHeader) (io.Writer, func() error, error) {
+	transform := TransformSwAContent
+	if rt.s.o.Attachments == AttachSwAComplete {
+		transform = TransformSwAComplete
+	}
+	h := newHash(rt.s.r.digest)
+	tw, err := rt.swaTransform(transform, hdr, h)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tw, func() error {
+		if err := tw.Close(); err != nil {
+			return fmt.Errorf("signer: SwA transform of %q: %w", cid, err)
+		}
+		// SwA Profile 1.1 §5.1: URI="cid:..." with exactly one Transform.
+		rt.p.refs = append(rt.p.refs, ref{cid: cid, transform: transform})
+		rt.digests = append(rt.digests, h.Sum(nil))
+		return nil
+	}, nil
+}
+
+// xopDigester appends base64(part) to the Body's digest between the
+// canonical pieces around its xop:Include (XOP 1.0 §3: the infoset holds
+// the base64 of the part as the character content of the xop:Include's
+// parent). The parts must come in xop:Include order: the Body is digested
+// front to back and cannot wait for a part that comes later.
+func (rt *streamRoot) xopDigester(cid string) (io.Writer, func() error, error) {
+	k := rt.xopNext
+	switch {
+	case k == len(rt.includes):
+		return nil, nil, fmt.Errorf("%w: attachment %q is named by no xop:Include of the Body", ErrPackage, cid)
+	case rt.includes[k] != cid:
+		return nil, nil, fmt.Errorf("%w: attachment %q comes before %q, out of xop:Include order", ErrPackage, cid, rt.includes[k])
+	}
+	enc := base64.NewEncoder(base64.StdEncoding, rt.bodyHash)
+	return enc, func() error {
+		if err := enc.Close(); err != nil {
+			return err
+		}
+		rt.bodyHash.Write(rt.segs[k+1])
+		rt.xopNext++
+		return nil
+	}, nil
+}
+
+// swaTransform is the configured SwA transform, or the built-in
+// Attachment-Content one for media types whose content is digested as it
+// is: SwA Profile 1.1 §5.4.1 canonicalizes only text (line ends, charset)
+// and XML (C14N) content.
+func (rt *streamRoot) swaTransform(transform string, hdr textproto.MIMEHeader, digest io.Writer) (io.WriteCloser, error) {
+	if f := rt.s.o.SwATransform; f != nil {
+		w, err := f(transform, hdr, digest)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrPackage, err)
+		}
+		return w, nil
+	}
+	mt, _, err := mime.ParseMediaType(hdr.Get("Content-Type"))
+	if err != nil {
+		mt = "application/octet-stream" // RFC 2045 §5.2 default for a broken type
+	}
+	if transform != TransformSwAContent || strings.HasPrefix(mt, "text/") || strings.HasSuffix(mt, "xml") {
+		return nil, fmt.Errorf("%w: no SwA transform for %s of %s content", ErrPackage, transform, mt)
+	}
+	return nopCloser{digest}, nil
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
