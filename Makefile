@@ -5,7 +5,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 GOFILES  = $(shell find . -name '*.go' -not -path './.cache/*')
 
-.PHONY: all build run test fmt-check vet unit bench bench-proxy interop-wss4j clean deploy-check
+.PHONY: all build run test fmt-check vet unit bench bench-proxy bench-mtom interop-wss4j clean deploy-check
 
 all: build
 
@@ -36,6 +36,11 @@ bench:
 BENCH_PROXY_FLAGS ?=
 bench-proxy: build
 	$(GO) run ./bench/proxy -wssgw bin/wssgw $(BENCH_PROXY_FLAGS)
+
+## bench-mtom: wssgw's peak RSS on one signed 1 GiB MTOM upload (goal <= 64 MiB)
+BENCH_MTOM_FLAGS ?= -size 1GiB
+bench-mtom: build
+	$(GO) run ./bench/mtom -wssgw bin/wssgw $(BENCH_MTOM_FLAGS)
 
 clean:
 	rm -rf bin

@@ -60,7 +60,6 @@ func startWssgw(bin, backend, caFile string, size int64) (*wssgw, error) {
 	total := config.ByteSize(size + 16<<20)
 	cfg := fmt.Sprintf(`listen: 127.0.0.1:0
 admin: {listen: 127.0.0.1:0}
-log: {level: warn}
 mime: {maxPartSize: %[4]d, maxTotalSize: %[5]d, spoolDir: %[6]q}
 routes:
   - {name: upload, path: %[1]s, backend: %[2]q, policy: partner, maxBodyBytes: %[5]d}
@@ -96,7 +95,7 @@ func (g *wssgw) start() (string, error) {
 		line := sc.Text()
 		log.WriteString(line + "\n")
 		if strings.Contains(line, `"msg":"listening"`) {
-			go func() { _, _ = io.Copy(os.Stderr, errPipe) }() // warnings and errors only
+			go func() { _, _ = io.Copy(io.Discard, errPipe) }()
 			return "http://" + jsonField(line, "data"), nil
 		}
 	}
