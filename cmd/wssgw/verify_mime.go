@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/textproto"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/wssgw/wssgw/internal/crypto"
@@ -44,7 +42,7 @@ func (v *verifier) verifyPackage(ctx context.Context, msg []byte, contentType st
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	atts := &packageAttachments{pkg: pkg, skip: trailer}
+	atts := wss.PackageAttachments(pkg, trailer)
 	res, plain, err := v.policy.VerifyAttachments(ctx, v.engine, root, atts, now)
 	if err != nil {
 		var we *wss.Error
@@ -196,38 +194,6 @@ func attrOf(d *xmlscan.Document, e int, space, local string) string {
 		return string(d.AttrValue(j, nil))
 	}
 	return ""
-}
-
-// packageAttachments are a package's attachments for the engine, without
-// the part that carried the trailing signature.
-type packageAttachments struct {
-	pkg  *mime.Package
-	skip string
-}
-
-func (a *packageAttachments) IDs() []string {
-	var ids []string
-	for _, p := range a.pkg.Attachments {
-		if p.ContentID() != a.skip {
-			ids = append(ids, p.ContentID())
-		}
-	}
-	return slices.Clip(ids)
-}
-
-func (a *packageAttachments) Attachment(cid string) (wss.Attachment, bool) {
-	if cid == a.skip {
-		return nil, false
-	}
-	p, ok := a.pkg.Attachment(cid)
-	if !ok {
-		return nil, false
-	}
-	return p, true
-}
-
-func (a *packageAttachments) Replace(cid string, h textproto.MIMEHeader, r io.Reader) error {
-	return a.pkg.Replace(cid, h, r)
 }
 
 // loadDecrypter reads the requester's private key (PEM) for --key.

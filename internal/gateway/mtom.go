@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/textproto"
 	"slices"
 	"sync"
 
@@ -29,7 +28,7 @@ func (s *security) secureMultipart(ctx context.Context, r *http.Request, body io
 		return nil, s.readError(body, err)
 	}
 	s.stripIdentity(r.Header)
-	atts := &packageAttachments{pkg: pkg}
+	atts := wss.PackageAttachments(pkg, "")
 	engine, ok := s.engine.(wss.AttachmentEngine)
 	if !ok {
 		_ = pkg.Close()
@@ -95,29 +94,6 @@ func dropConsumed(pkg *wmime.Package, consumed []string) {
 	pkg.Attachments = slices.DeleteFunc(pkg.Attachments, func(p *wmime.Part) bool {
 		return slices.Contains(consumed, p.ContentID())
 	})
-}
-
-// packageAttachments adapts a *mime.Package to wss.Attachments.
-type packageAttachments struct{ pkg *wmime.Package }
-
-func (a *packageAttachments) IDs() []string {
-	ids := make([]string, len(a.pkg.Attachments))
-	for i, p := range a.pkg.Attachments {
-		ids[i] = p.ContentID()
-	}
-	return ids
-}
-
-func (a *packageAttachments) Attachment(cid string) (wss.Attachment, bool) {
-	p, ok := a.pkg.Attachment(cid)
-	if !ok {
-		return nil, false // a typed nil would not compare equal to nil
-	}
-	return p, true
-}
-
-func (a *packageAttachments) Replace(cid string, header textproto.MIMEHeader, r io.Reader) error {
-	return a.pkg.Replace(cid, header, r)
 }
 
 // packageBody is the request body for the backend: a goroutine writes the

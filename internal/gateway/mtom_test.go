@@ -189,7 +189,7 @@ func TestMTOMPackageAttachments(t *testing.T) {
 	pkg, err := wmime.Read(t.Context(), bytes.NewReader(mtomTestPackage([]byte("<r/>"), []byte("x"))), mtomTestType, wmime.DefaultLimits())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = pkg.Close() })
-	a := &packageAttachments{pkg: pkg}
+	a := wss.PackageAttachments(pkg, "")
 	assert.Equal(t, []string{"data@unit"}, a.IDs())
 	att, ok := a.Attachment("absent@unit")
 	assert.False(t, ok)

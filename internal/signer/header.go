@@ -223,23 +223,23 @@ func (p *plan) encryptedKey(b *buf) {
 	b.close("xenc:EncryptedKey")
 }
 
-// encryptedData writes the xenc:EncryptedData that replaces the Body
-// content (XMLEnc §3.5.2, Type #Content, which BSP 1.1 wants explicit). Its
-// KeyInfo points at the EncryptedKey like WSS4J's (WSS 1.1 SOAP Message
-// Security §7.7, token type #EncryptedKey).
-func (p *plan) encryptedData(cipher []byte) []byte {
-	b := make(buf, 0, len(cipher)*4/3+1024)
+// encryptedDataHead writes an xenc:EncryptedData of type typ up to its
+// open CipherData: the method and a KeyInfo pointing at the EncryptedKey.
+// Outside the Security header (the Body) the wsse prefix must be declared.
+func (p *plan) encryptedDataHead(b *buf, typ string, declareWSSE bool) {
 	b.open("xenc:EncryptedData")
 	b.attr("xmlns:xenc", nsXEnc)
 	b.attr("Id", p.edID)
-	b.attr("Type", typeContent)
+	b.attr("Type", typ)
 	b.end()
 	b.algo("xenc:EncryptionMethod", p.r.DataAlgorithm)
 	b.open("ds:KeyInfo")
 	b.attr("xmlns:ds", nsDS)
 	b.end()
 	b.open("wsse:SecurityTokenReference")
-	b.attr("xmlns:wsse", nsWSSE)
+	if declareWSSE {
+		b.attr("xmlns:wsse", nsWSSE)
+	}
 	b.attr("xmlns:wsse11", nsWSSE11)
 	b.attr("wsse11:TokenType", valueEncryptedKey)
 	b.end()
@@ -250,6 +250,15 @@ func (p *plan) encryptedData(cipher []byte) []byte {
 	b.close("ds:KeyInfo")
 	b.open("xenc:CipherData")
 	b.end()
+}
+
+// encryptedData writes the xenc:EncryptedData that replaces the Body
+// content (XMLEnc §3.5.2, Type #Content, which BSP 1.1 wants explicit). Its
+// KeyInfo points at the EncryptedKey like WSS4J's (WSS 1.1 SOAP Message
+// Security §7.7, token type #EncryptedKey).
+func (p *plan) encryptedData(cipher []byte) []byte {
+	b := make(buf, 0, len(cipher)*4/3+1024)
+	p.encryptedDataHead(&b, typeContent, true)
 	b.b64("xenc:CipherValue", cipher)
 	b.close("xenc:CipherData")
 	b.close("xenc:EncryptedData")

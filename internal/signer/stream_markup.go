@@ -36,27 +36,7 @@ func xopInclude(b *buf, cid string) {
 // of the EncryptedKey before it, its CipherValue the XOP-included last
 // part (base64Binary, so XOP 1.0 §3 applies as written).
 func (rt *streamRoot) encryptedSignature(b *buf) {
-	p := rt.p
-	b.open("xenc:EncryptedData")
-	b.attr("xmlns:xenc", nsXEnc)
-	b.attr("Id", p.edID)
-	b.attr("Type", typeElement)
-	b.end()
-	b.algo("xenc:EncryptionMethod", p.r.DataAlgorithm)
-	b.open("ds:KeyInfo")
-	b.attr("xmlns:ds", nsDS)
-	b.end()
-	b.open("wsse:SecurityTokenReference")
-	b.attr("xmlns:wsse11", nsWSSE11)
-	b.attr("wsse11:TokenType", valueEncryptedKey)
-	b.end()
-	b.open("wsse:Reference")
-	b.attr("URI", "#"+p.ekID)
-	b.empty("wsse:Reference")
-	b.close("wsse:SecurityTokenReference")
-	b.close("ds:KeyInfo")
-	b.open("xenc:CipherData")
-	b.end()
+	rt.p.encryptedDataHead(b, typeElement, false)
 	b.open("xenc:CipherValue")
 	b.end()
 	xopInclude(b, rt.s.sigCID)

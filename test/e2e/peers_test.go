@@ -65,6 +65,8 @@ type peerResult struct {
 	OK    bool   `json:"ok"`
 	Exit  int    `json:"exit"`
 	Error string `json:"error"`
+	// ContentType is a signed MIME package's Content-Type (sign --mime-out).
+	ContentType string `json:"contentType"`
 }
 
 // wss4jBatch runs jobs in one JVM and returns results by id.

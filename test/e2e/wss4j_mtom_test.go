@@ -1,17 +1,13 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	stdmime "mime"
-	"net/textproto"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,63 +35,6 @@ const (
 	// do the same to agree with it.
 	w4mTxtBody = "first line\r\nsecond line\r\nthird line\r\n"
 )
-
-// w4mAtts adapts *mime.Package to wss.Attachments (the gateway has its own
-// adapter; this one keeps the test independent of it).
-type w4mAtts struct{ p *mime.Package }
-
-func (a w4mAtts) IDs() []string {
-	ids := make([]string, 0, len(a.p.Attachments))
-	for _, part := range a.p.Attachments {
-		ids = append(ids, part.ContentID())
-	}
-	return ids
-}
-
-func (a w4mAtts) Attachment(cid string) (wss.Attachment, bool) {
-	part, ok := a.p.Attachment(cid)
-	if !ok {
-		return nil, false // not a typed nil inside the interface
-	}
-	return part, true
-}
-
-func (a w4mAtts) Replace(cid string, h textproto.MIMEHeader, r io.Reader) error {
-	return a.p.Replace(cid, h, r)
-}
-
-// w4mSignResult is a sign result with the package fields.
-type w4mSignResult struct {
-	ID          string `json:"id"`
-	OK          bool   `json:"ok"`
-	Error       string `json:"error"`
-	ContentType string `json:"contentType"`
-}
-
-// w4mBatch is wss4jBatch keeping each package's Content-Type.
-func w4mBatch(t *testing.T, jar string, jobs []peerJob) map[string]w4mSignResult {
-	t.Helper()
-	var in bytes.Buffer
-	enc := json.NewEncoder(&in)
-	for _, j := range jobs {
-		require.NoError(t, enc.Encode(j))
-	}
-	cmd := exec.Command("java", "-jar", jar, "batch", "--parallel", "2")
-	cmd.Stdin = &in
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, _ := cmd.Output()
-	res := map[string]w4mSignResult{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var r w4mSignResult
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &r), sc.Text())
-		res[r.ID] = r
-	}
-	require.Len(t, res, len(jobs), "batch results; stderr:\n%s", stderr.String())
-	return res
-}
 
 // w4mMode is one way WSS4J secures the package.
 type w4mMode struct {
@@ -164,7 +103,7 @@ func TestWSS4JMTOMRequests(t *testing.T) {
 		jobs = append(jobs, peerJob{ID: m.name, Args: append(args, m.args...)})
 		files[m.name] = out
 	}
-	results := w4mBatch(t, jar, jobs)
+	results := wss4jBatch(t, jar, jobs)
 
 	policy := w4mPolicy(t, pki)
 	engine, err := dom.New(xmlscan.DefaultConfig())
@@ -295,7 +234,7 @@ func w4mVerify(t *testing.T, e *dom.Engine, p *wss.Policy, data []byte, ct strin
 	require.NoError(t, err)
 	require.NotEmpty(t, entries, "the binary attachment is spooled")
 
-	res, _, err := p.VerifyAttachments(t.Context(), e, pkg.RootBytes, w4mAtts{pkg}, time.Now())
+	res, _, err := p.VerifyAttachments(t.Context(), e, pkg.RootBytes, wss.PackageAttachments(pkg, ""), time.Now())
 	if err != nil {
 		return spool, fmt.Errorf("verify: %w", err)
 	}
