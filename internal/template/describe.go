@@ -28,8 +28,8 @@ func (t *Template) Info(policy string, shape bool) Info {
 	}
 	if shape {
 		var b strings.Builder
-		for k, f := range t.frags {
-			b.Write(f)
+		for k := range t.nfrags() {
+			b.Write(t.frag(k))
 			if k < len(t.slots) {
 				b.WriteString("{" + t.slots[k].class.String() + "}")
 			}

@@ -27,9 +27,12 @@ type Exported struct {
 // learned slot values.
 func (t *Template) exemplar() ([]byte, error) {
 	var out []byte
-	vals := t.exemplarValues
-	for k, f := range t.frags {
-		out = append(out, f...)
+	vals, err := t.values()
+	if err != nil {
+		return nil, fmt.Errorf("template: exemplar: %w", err)
+	}
+	for k := range t.nfrags() {
+		out = append(out, t.frag(k)...)
 		if k == len(t.slots) {
 			break
 		}

@@ -123,7 +123,9 @@ func learnPhase(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy
 	if err := l.collect(); err != nil {
 		return nil, err
 	}
-	l.fragments()
+	if err := l.fragments(); err != nil {
+		return nil, err
+	}
 	if err := l.mark(sc); err != nil {
 		return nil, err
 	}
@@ -246,27 +248,38 @@ func (l *learner) mixed(i int) bool {
 	return !xmlscan.AllSpace(l.data[pos:e.EndStart])
 }
 
-// fragments cuts the constant bytes between the slots into one buffer.
-func (l *learner) fragments() {
-	t := &Template{}
-	buf := make([]byte, 0, len(l.data))
-	bounds := make([]int, 0, len(l.slots)+2)
+// fragments cuts the constant bytes between the slots, keeping each
+// distinct fragment once: a payload repeats its items' markup.
+func (l *learner) fragments() error {
+	if len(l.slots) >= noSlot {
+		return unsupported("%d slots", len(l.slots))
+	}
+	t := &Template{slots: make([]slot, 0, len(l.slots)), frags: make([]uint16, 0, len(l.slots)+1)}
+	var buf []byte
+	seen := map[string]uint16{}
+	add := func(f []byte) {
+		u, ok := seen[string(f)]
+		if !ok {
+			u = uint16(len(t.ends))
+			seen[string(f)] = u
+			buf = append(buf, f...)
+			t.ends = append(t.ends, uint32(len(buf)))
+		}
+		t.frags = append(t.frags, u)
+	}
 	pos := 0
-	bounds = append(bounds, 0)
 	for _, s := range l.slots {
-		buf = append(buf, l.data[pos:s.start]...)
-		bounds = append(bounds, len(buf))
+		add(l.data[pos:s.start])
 		pos = s.end
 		t.slots = append(t.slots, s.slot)
 	}
-	buf = append(buf, l.data[pos:]...)
-	bounds = append(bounds, len(buf))
-	buf = append([]byte(nil), buf...) // exactly its size: it is kept
-	for k := 0; k+1 < len(bounds); k++ {
-		t.frags = append(t.frags, buf[bounds[k]:bounds[k+1]:bounds[k+1]])
-	}
+	add(l.data[pos:])
+	t.ends = slices.Clone(t.ends)
+	buf = slices.Clone(buf) // exactly its size: it is kept
+	t.lits.c.own = buf
 	l.constBuf = buf
 	l.t = t
+	return nil
 }
 
 func markerOf(k int) string { return fmt.Sprintf("%s%06dZ", marker, k) }
@@ -275,8 +288,8 @@ func markerOf(k int) string { return fmt.Sprintf("%s%06dZ", marker, k) }
 // it gives the canonical forms with the slots' places marked.
 func (l *learner) mark(sc *xmlscan.Scanner) error {
 	var b []byte
-	for k, f := range l.t.frags {
-		b = append(b, f...)
+	for k := range l.t.nfrags() {
+		b = append(b, l.t.frag(k)...)
 		if k < len(l.slots) {
 			b = append(b, markerOf(k)...)
 		}
@@ -357,8 +370,8 @@ func (l *learner) attrSlot(i int, local string) int {
 // anchor locates offset o of the learned message.
 func (l *learner) anchor(o int) anchor {
 	start := 0
-	for k, f := range l.t.frags {
-		if o >= start && o <= start+len(f) {
+	for k := range l.t.nfrags() {
+		if f := l.t.frag(k); o >= start && o <= start+len(f) {
 			return anchor{frag: k, delta: o - start}
 		}
 		if k < len(l.slots) {
@@ -378,11 +391,11 @@ func (l *learner) canon(i int, alg string, prefixes []string) ([]piece, error) {
 	for len(out) > 0 {
 		at := bytes.Index(out, []byte(marker))
 		if at < 0 {
-			ps = append(ps, l.share(out))
+			ps = l.share(ps, out)
 			break
 		}
 		if at > 0 {
-			ps = append(ps, l.share(out[:at]))
+			ps = l.share(ps, out[:at])
 		}
 		if len(out) < at+markerLen || out[at+markerLen-1] != 'Z' {
 			return nil, unsupported("marker mangled by c14n")
@@ -391,44 +404,47 @@ func (l *learner) canon(i int, alg string, prefixes []string) ([]piece, error) {
 		if err != nil || k >= len(l.slots) {
 			return nil, unsupported("marker mangled by c14n")
 		}
-		ps = append(ps, piece{slot: int32(k)})
+		if n := len(ps); n > 0 && ps[n-1].slot == noSlot {
+			ps[n-1].slot = uint16(k) // the literal before it
+		} else {
+			ps = append(ps, piece{slot: uint16(k)})
+		}
 		out = out[at+markerLen:]
 	}
-	return ps, nil
+	return slices.Clone(ps), nil // exactly its size: it is kept
 }
 
-// share returns b as a literal piece: where it occurs in the constant
+// share appends b as literal pieces: where it occurs in the constant
 // bytes, so most canonical literals cost no memory of their own, else in
 // the extra literals.
-func (l *learner) share(b []byte) piece {
+func (l *learner) share(ps []piece, b []byte) []piece {
+	for len(b) > maxPieceLit {
+		ps = l.share(ps, b[:maxPieceLit])
+		b = b[maxPieceLit:]
+	}
 	if at := bytes.Index(l.constBuf, b); at >= 0 {
-		return piece{off: uint32(at), n: uint32(len(b)), slot: -1}
+		return append(ps, piece{off: uint32(at), n: uint16(len(b)), slot: noSlot})
 	}
 	if at := bytes.Index(l.extra, b); at >= 0 {
-		return piece{off: uint32(len(l.constBuf) + at), n: uint32(len(b)), slot: -1}
+		return append(ps, piece{off: xBit | uint32(at), n: uint16(len(b)), slot: noSlot})
 	}
 	l.extra = append(l.extra, b...)
-	return piece{off: uint32(len(l.constBuf) + len(l.extra) - len(b)), n: uint32(len(b)), slot: -1}
+	return append(ps, piece{off: xBit | uint32(len(l.extra)-len(b)), n: uint16(len(b)), slot: noSlot})
 }
 
-// literals puts the fragments and the extra literals in one buffer of
-// exactly their size, which the fragments then point into.
+// literals keeps the extra literals after the fragments.
 func (l *learner) literals() {
 	t := l.t
-	t.lits = make([]byte, 0, len(l.constBuf)+len(l.extra))
-	t.lits = append(append(t.lits, l.constBuf...), l.extra...)
-	pos := 0
-	for k, f := range t.frags {
-		t.frags[k] = t.lits[pos : pos+len(f) : pos+len(f)]
-		pos += len(f)
-	}
+	t.lits.c.own = l.constBuf // exactly its size (fragments)
+	t.lits.x.own = slices.Clone(l.extra)
 }
 
 // finish fills in the identity, size and exemplar.
 func (l *learner) finish() {
 	t := l.t
 	h := sha256.New()
-	for k, f := range t.frags {
+	for k := range t.nfrags() {
+		f := t.frag(k)
 		fmt.Fprintf(h, "%d:", len(f))
 		h.Write(f)
 		if k < len(t.slots) {
@@ -438,17 +454,7 @@ func (l *learner) finish() {
 	t.ID = hex.EncodeToString(h.Sum(nil)[:8])
 	t.exemplarValues = l.values()
 	l.literals()
-	// The estimate: bytes held, plus per slot its fragment's slice header
-	// and its share of bindings and steps, plus the fixed structures.
-	t.size = len(t.lits) + len(t.exemplarValues) + 40*len(t.slots) + 1024
-	for _, s := range t.steps {
-		if s.sig != nil {
-			t.size += 12 * len(s.sig.signedInfo)
-			for _, r := range s.sig.refs {
-				t.size += 12 * len(r.canon)
-			}
-		}
-	}
+	t.size = t.estimate(0)
 }
 
 // values are the learned slot values, length-prefixed: with the fragments

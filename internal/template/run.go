@@ -194,9 +194,8 @@ func (r *run) username(st *utStep) error {
 // canonical form.
 func (r *run) canon(dst []byte, ps []piece) []byte {
 	for _, p := range ps {
-		if p.slot < 0 {
-			dst = append(dst, r.t.lit(p)...)
-		} else {
+		dst = append(dst, r.t.lit(p)...)
+		if p.slot != noSlot {
 			dst = append(dst, r.slotCanon(int(p.slot))...)
 		}
 	}
@@ -327,11 +326,10 @@ func (r *run) reference(rs *refStep) error {
 	}
 	var sum [64]byte
 	for _, p := range rs.canon {
-		if p.slot < 0 {
-			h.Write(r.t.lit(p))
-			continue
+		h.Write(r.t.lit(p))
+		if p.slot != noSlot {
+			h.Write(r.slotCanon(int(p.slot)))
 		}
-		h.Write(r.slotCanon(int(p.slot)))
 	}
 	if subtle.ConstantTimeCompare(h.Sum(sum[:0]), want) != 1 {
 		return wss.Failf(wss.ReasonDigest, "digest does not match")

@@ -35,6 +35,7 @@ type Store struct {
 	root atomic.Pointer[node]
 
 	mu     sync.Mutex
+	dict   []byte // exemplars deflate against it
 	byID   map[string]*Template
 	bytes  int
 	tokens float64
@@ -74,6 +75,8 @@ func (s *Store) add(t *Template) (added bool, reason string) {
 		// looked-up signer stale). The fresh template takes the old one's
 		// place, at the same leaf of the automaton.
 		t.learnedAt = old.learnedAt
+		shareWith(t, s.byID)
+		s.pack(t)
 		s.byID[t.ID] = t
 		s.bytes += t.size - old.size
 		s.root.Store(insert(s.root.Load(), t, 0, 0))
@@ -88,6 +91,8 @@ func (s *Store) add(t *Template) (added bool, reason string) {
 		evicted++
 	}
 	t.learnedAt = time.Now().UnixNano()
+	shareWith(t, s.byID)
+	s.pack(t)
 	s.byID[t.ID] = t
 	s.bytes += t.size
 	if evicted > 0 {

@@ -13,10 +13,11 @@ import (
 // slots, the bindings re-checked on every match, and the program that
 // redoes the DOM engine's security work on the captured values.
 type Template struct {
-	ID    string // hex of the shape hash: the same shape learned twice is one template
-	frags [][]byte
+	ID    string   // hex of the shape hash: the same shape learned twice is one template
+	lits  lits     // the constant fragments, then the extra canonical literals
+	frags []uint16 // fragment k is distinct fragment frags[k]
+	ends  []uint32 // distinct fragment u ends at ends[u] in lits
 	slots []slot
-	lits  []byte // the fragments' bytes, then canonical literals found nowhere in them
 
 	bindings []binding // Reference URIs ↔ ids
 	ids      []int     // id slots: pairwise distinct
@@ -28,8 +29,9 @@ type Template struct {
 	headers        []partAnchor
 	steps          []step // the Security header's children, in order
 	algs           []wss.AlgorithmUse
-	keySizes       []int // indices into algs of key_size uses, by signature
-	exemplarValues []byte
+	keySizes       []int  // indices into algs of key_size uses, by signature
+	exemplarValues []byte // length-prefixed, deflated against exDict when set
+	exDict         []byte
 	plain          *plainAt // an inner template: where the plaintext is
 	size           int
 	learnedAt      int64
@@ -63,12 +65,21 @@ type partAnchor struct {
 }
 
 // piece is a part of a canonical form: n literal bytes at off in the
-// template's lits, or (slot >= 0) a slot's value normalized and escaped as
-// C14N requires. Offsets, not slices: a template has a hundred pieces.
+// template's lits, then, unless slot is noSlot, that slot's value
+// normalized and escaped as C14N requires. Offsets, not slices, and a
+// literal with the slot after it in one piece: a template has a hundred.
 type piece struct {
-	off, n uint32
-	slot   int32
+	off  uint32
+	n    uint16
+	slot uint16
 }
+
+// noSlot ends a piece with its literal; a template has fewer slots (learn
+// refuses more).
+const noSlot = 1<<16 - 1
+
+// maxPieceLit bounds a literal piece; longer literals take several.
+const maxPieceLit = 1<<16 - 1
 
 // step is one child of the Security header the DOM engine processed.
 type step struct {
@@ -110,4 +121,16 @@ type refStep struct {
 	target anchor
 }
 
-func (t *Template) lit(p piece) []byte { return t.lits[p.off : p.off+p.n] }
+func (t *Template) lit(p piece) []byte { return t.lits.at(p.off, uint32(p.n)) }
+
+// frag returns constant fragment k.
+func (t *Template) frag(k int) []byte {
+	u, start := t.frags[k], uint32(0)
+	if u > 0 {
+		start = t.ends[u-1]
+	}
+	return t.lits.at(start, t.ends[u]-start)
+}
+
+// nfrags is the number of fragments: one more than the slots.
+func (t *Template) nfrags() int { return len(t.frags) }

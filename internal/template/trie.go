@@ -35,7 +35,7 @@ type slotEdge struct {
 // fragment k, offset off.
 func insert(n *node, t *Template, k, off int) *node {
 	c := *expand(n)
-	rest := t.frags[k][off:]
+	rest := t.frag(k)[off:]
 	common := commonPrefix(n.frag, rest)
 	if common < len(n.frag) {
 		tail := *n
@@ -43,13 +43,13 @@ func insert(n *node, t *Template, k, off int) *node {
 		c = node{frag: n.frag[:common], kids: []*node{&tail}}
 	}
 	off += common
-	if off == len(t.frags[k]) {
+	if off == len(t.frag(k)) {
 		if k == len(t.slots) {
 			c.leaf = t
 			return &c
 		}
 		s := t.slots[k]
-		term := t.frags[k+1][0]
+		term := t.frag(k + 1)[0]
 		c.slots = append([]*slotEdge(nil), c.slots...)
 		for i, e := range c.slots {
 			if e.class == s.class && e.term == term && e.limit == s.limit {
@@ -62,7 +62,7 @@ func insert(n *node, t *Template, k, off int) *node {
 		c.slots = append(c.slots, &slotEdge{class: s.class, term: term, limit: s.limit, next: chain(t, k+1, 0)})
 		return &c
 	}
-	b := t.frags[k][off]
+	b := t.frag(k)[off]
 	c.kids = append([]*node(nil), c.kids...)
 	for i, kid := range c.kids {
 		if kid.frag[0] == b {
@@ -76,7 +76,7 @@ func insert(n *node, t *Template, k, off int) *node {
 
 // chain is the node matching t from fragment k, offset off, on.
 func chain(t *Template, k, off int) *node {
-	return &node{frag: t.frags[k][off:], tail: t, tailK: k}
+	return &node{frag: t.frag(k)[off:], tail: t, tailK: k}
 }
 
 // expand returns n with its tail's first step made explicit: a leaf, or
@@ -92,7 +92,7 @@ func expand(n *node) *node {
 		return c
 	}
 	s := t.slots[k]
-	c.slots = []*slotEdge{{class: s.class, term: t.frags[k+1][0], limit: s.limit, next: chain(t, k+1, 0)}}
+	c.slots = []*slotEdge{{class: s.class, term: t.frag(k + 1)[0], limit: s.limit, next: chain(t, k+1, 0)}}
 	return c
 }
 
@@ -169,7 +169,7 @@ func (mt *matcher) linear(t *Template, k, pos int) *Template {
 		if mt.budget--; mt.budget < 0 {
 			break
 		}
-		s, next := t.slots[k], t.frags[k+1]
+		s, next := t.slots[k], t.frag(k+1)
 		end := bytes.IndexByte(mt.data[pos:], next[0])
 		if end < 0 {
 			break
