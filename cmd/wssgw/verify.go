@@ -32,6 +32,9 @@ type verifyFlags struct {
 	// type; key decrypts a strict trailing signature.
 	contentType string
 	key         string
+	// expect are the request SignatureValues (base64, "" for an unsigned
+	// request) the response must confirm (WSS 1.1 §8.5).
+	expect []string
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -49,7 +52,8 @@ func newVerifyCmd() *cobra.Command {
 			"and exits with status 1. MSG.xml may be - for standard input.",
 		Example: "  wssgw verify -c config.example.yaml --policy partner-a secured.xml\n" +
 			"  wssgw verify -c config.example.yaml --now 2026-01-02T03:04:05Z --json old.xml\n" +
-			"  wssgw verify -c client.yaml --content-type \"$(cat response.ct)\" [--key partner.key] response.mime",
+			"  wssgw verify -c client.yaml --content-type \"$(cat response.ct)\" [--key partner.key] response.mime\n" +
+			"  wssgw verify -c client.yaml --expect-confirmation \"$REQUEST_SIGNATURE_VALUE\" response.xml",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runVerify(cmd, &f, args[0])
@@ -63,6 +67,7 @@ func newVerifyCmd() *cobra.Command {
 	fl.BoolVar(&f.json, "json", false, "print the facts as one JSON object (with the plaintext, unless --plaintext)")
 	fl.StringVar(&f.contentType, "content-type", "", "MSG is a MIME package (MTOM/SwA) with this multipart/related Content-Type; a streamed response's trailing signature is put back first")
 	fl.StringVar(&f.key, "key", "", "PEM private key of the requester, to decrypt a strict-XOP trailing signature")
+	fl.StringArrayVar(&f.expect, "expect-confirmation", nil, "a response must carry signed SignatureConfirmations of exactly these request SignatureValues (base64; \"\" for an unsigned request); repeat for each")
 	return cmd
 }
 
@@ -80,6 +85,10 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, in string) error {
 		if now, err = time.Parse(time.RFC3339, f.now); err != nil {
 			return fmt.Errorf("--now: want RFC 3339 (2006-01-02T15:04:05Z): %w", err)
 		}
+	}
+	expect, err := decodeExpected(f.expect)
+	if err != nil {
+		return err
 	}
 	msg, err := readInput(cmd, in)
 	if err != nil {
@@ -108,6 +117,9 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, in string) error {
 		}
 	} else {
 		res, plain, rerr = v.verify(cmd.Context(), msg, now)
+	}
+	if rerr == nil && cmd.Flags().Changed("expect-confirmation") {
+		rerr = checkConfirmations(res, expect)
 	}
 	out := cmd.OutOrStdout()
 	if rerr != nil {
@@ -206,20 +218,22 @@ func (v *verifier) verify(ctx context.Context, msg []byte, now time.Time) (res *
 
 // verifyReport is what verify prints: the verified facts.
 type verifyReport struct {
-	Verified       bool             `json:"verified"`
-	Policy         string           `json:"policy"`
-	Reason         string           `json:"reason,omitempty"`
-	Detail         string           `json:"detail,omitempty"`
-	Secured        bool             `json:"secured"`
-	SOAPVersion    string           `json:"soapVersion,omitempty"`
-	Signatures     []signatureFacts `json:"signatures,omitempty"`
-	Digests        []string         `json:"digestAlgorithms,omitempty"`
-	Decrypted      []decryptedFacts `json:"decrypted,omitempty"`
-	Timestamp      *timestampFacts  `json:"timestamp,omitempty"`
-	Username       *usernameFacts   `json:"username,omitempty"`
-	PlaintextFile  string           `json:"plaintextFile,omitempty"`
-	PlaintextBytes int              `json:"plaintextBytes"`
-	Plaintext      string           `json:"plaintext,omitempty"`
+	Verified    bool             `json:"verified"`
+	Policy      string           `json:"policy"`
+	Reason      string           `json:"reason,omitempty"`
+	Detail      string           `json:"detail,omitempty"`
+	Secured     bool             `json:"secured"`
+	SOAPVersion string           `json:"soapVersion,omitempty"`
+	Signatures  []signatureFacts `json:"signatures,omitempty"`
+	Digests     []string         `json:"digestAlgorithms,omitempty"`
+	Decrypted   []decryptedFacts `json:"decrypted,omitempty"`
+	Timestamp   *timestampFacts  `json:"timestamp,omitempty"`
+	Username    *usernameFacts   `json:"username,omitempty"`
+	// Confirmations are the response's SignatureConfirmations.
+	Confirmations  []confirmationFacts `json:"signatureConfirmations,omitempty"`
+	PlaintextFile  string              `json:"plaintextFile,omitempty"`
+	PlaintextBytes int                 `json:"plaintextBytes"`
+	Plaintext      string              `json:"plaintext,omitempty"`
 }
 
 type signatureFacts struct {
@@ -290,6 +304,7 @@ func report(policy string, r *wss.Result) *verifyReport {
 			rep.Timestamp.Expires = &e
 		}
 	}
+	rep.Confirmations = confirmationReport(r)
 	if u := r.Username; u != nil {
 		rep.Username = &usernameFacts{Username: u.Username, Password: "text", Created: u.Created.UTC()}
 		if u.Digest {
@@ -405,6 +420,16 @@ func (rep *verifyReport) writeText(w io.Writer) error {
 		if ts.Expires != nil {
 			row("", "expires %s", ts.Expires.Format(time.RFC3339Nano))
 		}
+	}
+	for i, c := range rep.Confirmations {
+		v, signed := c.Value, "signed"
+		if v == "" {
+			v = "no Value (the request was not signed)"
+		}
+		if !c.Signed {
+			signed = "NOT signed"
+		}
+		row(fmt.Sprintf("confirmation %d", i+1), "%s (%s)", v, signed)
 	}
 	if u := rep.Username; u != nil {
 		row("username", "%s (password %s)", u.Username, u.Password)

@@ -1,7 +1,7 @@
 // Package dom is wssgw's reference WS-Security engine. It processes the
 // wsse:Security header of a gated message in document order (Timestamp,
 // BinarySecurityToken, UsernameToken, EncryptedKey, ReferenceList,
-// EncryptedData, Signature), verifies every Reference, decrypts, and returns
+// EncryptedData, Signature, SignatureConfirmation), verifies every Reference, decrypts, and returns
 // the verified facts and the plaintext envelope (wss.Result).
 //
 // The engine walks a beevik/etree tree of the message, but etree only ever

@@ -52,6 +52,11 @@ func (m *message) headerChild(c int) error {
 		return m.decryptData(c, nil, "")
 	case e.Space == nsDS && e.Local == "Signature":
 		return m.signature(c)
+	case e.Space == nsWSSE11 && e.Local == "SignatureConfirmation":
+		// Checked here, in header order; recorded by finish, after every
+		// decryption moved the offsets (confirm.go).
+		_, err := m.confirmation(c)
+		return err
 	}
 	return wss.Failf(wss.ReasonStructure, "unsupported %s in the Security header", m.name(c))
 }
@@ -74,6 +79,9 @@ func (m *message) finish() error {
 		case e.Space == nsWSSE11 && e.Local == "EncryptedHeader":
 			return wss.Failf(wss.ReasonDecrypt, "EncryptedHeader not decrypted")
 		}
+	}
+	if err := m.confirmations(); err != nil {
+		return err
 	}
 	m.res.Version = m.version
 	m.res.Body = m.start(m.body)

@@ -47,11 +47,14 @@ type resultFacts struct {
 	Sigs      []sigFacts
 	Decrypted []wss.Decryption
 	Algs      []wss.AlgorithmUse
+	Confirms  []string
+	ConfirmAt []int
 }
 
 func facts(r *wss.Result) resultFacts {
 	f := resultFacts{Version: int(r.Version), Body: r.Body, Security: r.Security, Headers: r.Headers,
-		Timestamp: r.Timestamp, Username: r.Username, Token: r.Token, Decrypted: r.Decrypted, Algs: r.Algorithms}
+		Timestamp: r.Timestamp, Username: r.Username, Token: r.Token, Decrypted: r.Decrypted, Algs: r.Algorithms,
+		Confirms: r.Confirmations, ConfirmAt: r.ConfirmationStarts}
 	for _, s := range r.Signatures {
 		sf := sigFacts{KeyRef: s.KeyReference, Method: s.Method, C14N: s.C14N, KeyBits: s.KeyBits, Covered: s.Covered, SignedInfoDigest: s.SignedInfoDigest}
 		if s.Signer != nil {

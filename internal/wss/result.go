@@ -33,6 +33,16 @@ type Result struct {
 	Token int
 	// Signatures are the verified signatures, in header order.
 	Signatures []Signature
+	// Confirmations are the Value attributes of the
+	// wsse11:SignatureConfirmation elements of the Security header (WSS 1.1
+	// §8.5), in header order, as sent (base64 text); "" for one without a
+	// Value, which says the request it answers was not signed. Recorded
+	// whether or not a signature covers them: a requester checks that with
+	// ConfirmationsSignedByTrusted.
+	Confirmations []string
+	// ConfirmationStarts are the start offsets of those elements, index for
+	// index with Confirmations.
+	ConfirmationStarts []int
 	// Decrypted lists what was decrypted.
 	Decrypted []Decryption
 	// Attachments has one fact per attachment of an MTOM/SwA package, in
@@ -169,6 +179,23 @@ func (r *Result) SignedByTrusted(start int) bool {
 		}
 	}
 	return false
+}
+
+// ConfirmationsSignedByTrusted reports whether the message has at least
+// one SignatureConfirmation and a trusted X.509 signature covers every
+// one: an unsigned confirmation proves nothing, since anyone on the path
+// could have added or copied it (WSS 1.1 §8.5 has the responder sign
+// them).
+func (r *Result) ConfirmationsSignedByTrusted() bool {
+	if len(r.ConfirmationStarts) == 0 {
+		return false
+	}
+	for _, s := range r.ConfirmationStarts {
+		if !r.SignedByTrusted(s) {
+			return false
+		}
+	}
+	return true
 }
 
 // DecryptedAt reports whether the element at start arrived encrypted.
