@@ -89,7 +89,7 @@ type attFixture struct {
 	requireSig bool
 }
 
-func newAttFixture(t *testing.T) *attFixture {
+func newAttFixture(t testing.TB) *attFixture {
 	t.Helper()
 	dir := t.TempDir()
 	ca := testpki.NewCA(t, "att CA")
@@ -100,7 +100,7 @@ func newAttFixture(t *testing.T) *attFixture {
 
 // policy requires a trusted signature over the Body (so every attachment
 // must be signed) unless requireSig is off.
-func (f *attFixture) policy(t *testing.T) *wss.Policy {
+func (f *attFixture) policy(t testing.TB) *wss.Policy {
 	t.Helper()
 	p := config.DefaultPolicy()
 	p.Replay = "off"
@@ -130,7 +130,7 @@ type ref struct {
 }
 
 // bodyDigest is the exc-c14n SHA-256 of the Body whose content is body.
-func bodyDigest(t *testing.T, body string) []byte {
+func bodyDigest(t testing.TB, body string) []byte {
 	t.Helper()
 	var d xmlscan.Document
 	require.NoError(t, xmlscan.Scan([]byte(envelope("", body)), &d))
@@ -142,7 +142,7 @@ func bodyDigest(t *testing.T, body string) []byte {
 
 // signed returns the message: Security header holding before, the signer's
 // token and a Signature over refs, then after; Body content body.
-func (f *attFixture) signed(t *testing.T, before, after, body string, refs []ref) []byte {
+func (f *attFixture) signed(t testing.TB, before, after, body string, refs []ref) []byte {
 	t.Helper()
 	var si strings.Builder
 	si.WriteString(`<ds:SignedInfo><ds:CanonicalizationMethod Algorithm="` + c14n.AlgExcC14N + `"></ds:CanonicalizationMethod>` +
@@ -177,7 +177,7 @@ func (f *attFixture) signed(t *testing.T, before, after, body string, refs []ref
 // encryptedAttachment encrypts data under a fresh AES key for the
 // recipient: the EncryptedKey and EncryptedData for the header, and the
 // ciphertext part content.
-func (f *attFixture) encryptedAttachment(t *testing.T, cid, typ, mimeType string, plain []byte) (string, []byte) {
+func (f *attFixture) encryptedAttachment(t testing.TB, cid, typ, mimeType string, plain []byte) (string, []byte) {
 	t.Helper()
 	key := make([]byte, 16)
 	_, _ = rand.Read(key)
@@ -199,7 +199,7 @@ func (f *attFixture) encryptedAttachment(t *testing.T, cid, typ, mimeType string
 func sha(b []byte) []byte { s := sha256.Sum256(b); return s[:] }
 
 // verify runs the package through the engine and the policy check.
-func (f *attFixture) verify(t *testing.T, msg []byte, atts *memAtts) (*wss.Result, error) {
+func (f *attFixture) verify(t testing.TB, msg []byte, atts *memAtts) (*wss.Result, error) {
 	t.Helper()
 	var a wss.Attachments
 	if atts != nil {

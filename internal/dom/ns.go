@@ -1,5 +1,7 @@
 package dom
 
+import "github.com/wssgw/wssgw/internal/swa"
+
 // Namespaces and URIs of WS-Security 1.1 (SOAP Message Security, X.509 and
 // UsernameToken profiles), XML Signature and XML Encryption.
 const (
@@ -38,9 +40,9 @@ const (
 	nsXOP = "http://www.w3.org/2004/08/xop/include"
 
 	swaPrefix       = "http://docs.oasis-open.org/wss/oasis-wss-SwAProfile-1.1#"
-	trSwAContent    = swaPrefix + "Attachment-Content-Signature-Transform"
-	trSwAComplete   = swaPrefix + "Attachment-Complete-Signature-Transform"
-	trSwACiphertext = swaPrefix + "Attachment-Ciphertext-Transform"
+	trSwAContent    = swa.ContentTransform
+	trSwAComplete   = swa.CompleteTransform
+	trSwACiphertext = swa.CiphertextTransform
 	typeSwAContent  = swaPrefix + "Attachment-Content-Only"
 	typeSwAComplete = swaPrefix + "Attachment-Complete"
 )

@@ -2,14 +2,13 @@ package dom
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/subtle"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/swa"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
@@ -52,12 +51,7 @@ func (m *message) swaReference(sd *xmlscan.Document, r int, uri string) (*wss.At
 	if err != nil {
 		return nil, wss.Wrap(wss.ReasonAlgorithm, err, "DigestMethod")
 	}
-	if tr == trSwAComplete {
-		if err := writeMIMEHeaders(h, a); err != nil {
-			return nil, wss.Wrap(wss.ReasonMalformed, err, "attachment <%s> headers", f.CID)
-		}
-	}
-	if err := m.swaContent(h, a); err != nil {
+	if err := m.swaDigest(h, tr, a); err != nil {
 		return nil, wss.Wrap(wss.ReasonMalformed, err, "attachment <%s>", f.CID)
 	}
 	if subtle.ConstantTimeCompare(h.Sum(nil), want) != 1 {
@@ -82,47 +76,20 @@ func swaTransform(sd *xmlscan.Document, ts int) (string, error) {
 	return alg, nil
 }
 
-// swaContent writes the content part of the SwA signature transforms
-// (SwA §5.4.2), as WSS4J's AttachmentContentSignatureTransform does: XML
-// media types (text/xml, application/xml, application/*+xml,
-// image/*+xml) canonicalized with exclusive c14n without comments, other
-// text/* types with line ends normalized to CR LF, anything else as is.
-func (m *message) swaContent(w io.Writer, a wss.Attachment) error {
-	ct := strings.ToLower(a.ContentType())
-	switch {
-	case isXMLType(ct):
-		return m.swaXML(w, a)
-	case strings.HasPrefix(ct, "text/"):
-		return copyAttachment(&crlfWriter{w: w}, a)
-	}
-	return copyAttachment(w, a)
-}
-
-func isXMLType(ct string) bool {
-	if strings.HasPrefix(ct, "text/xml") || strings.HasPrefix(ct, "application/xml") {
-		return true
-	}
-	for _, p := range []string{"application/", "image/"} {
-		if rest, ok := strings.CutPrefix(ct, p); ok && strings.Contains(rest, "+xml") {
-			return true
-		}
-	}
-	return false
-}
-
-// swaXML canonicalizes XML content. The part passes the same gate as the
-// envelope (no DOCTYPE, no processing instruction, limits), so it is read
-// into memory, bounded by the engine's buffer limit.
-func (m *message) swaXML(w io.Writer, a wss.Attachment) error {
-	data, err := m.readBounded(a)
+// swaDigest streams the part through its SwA transform into h: for
+// Attachment-Complete its canonical MIME headers first, then its canonical
+// content (internal/swa, shared with the response signer). XML content is
+// held in memory for C14N, bounded by the engine's buffer limit, and
+// passes the engine's gate.
+func (m *message) swaDigest(h io.Writer, tr string, a wss.Attachment) error {
+	w, err := swa.NewWriter(h, tr, a.Header(), swa.Options{Gate: m.engine.scanner, MaxXML: m.engine.bufferLimit})
 	if err != nil {
+		return fmt.Errorf("headers: %w", err)
+	}
+	if err := copyAttachment(w, a); err != nil {
 		return err
 	}
-	var d xmlscan.Document
-	if err := m.engine.scanner.Scan(data, &d); err != nil {
-		return fmt.Errorf("XML attachment: %w", err)
-	}
-	return c14n.CanonicalizeTo(w, c14n.AlgExcC14N, &d, 0, nil)
+	return w.Close()
 }
 
 // readBounded reads a whole attachment of at most the engine's buffer
@@ -158,39 +125,4 @@ func copyAttachment(w io.Writer, a wss.Attachment) error {
 		return fmt.Errorf("read attachment: %w", err)
 	}
 	return nil
-}
-
-// crlfWriter normalizes line ends to CR LF: a lone CR or a lone LF becomes
-// CR LF, CR LF stays (SwA §5.4.1 for text types; WSS4J's CRLFOutputStream,
-// whose state carries across writes).
-type crlfWriter struct {
-	w      io.Writer
-	lastCR bool
-}
-
-var crlf = []byte("\r\n")
-
-func (c *crlfWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		if c.lastCR && p[0] == '\n' {
-			p, c.lastCR = p[1:], false
-			continue
-		}
-		i := bytes.IndexAny(p, "\r\n")
-		if i < 0 {
-			c.lastCR = false
-			_, err := c.w.Write(p)
-			return n, err
-		}
-		if _, err := c.w.Write(p[:i]); err != nil {
-			return 0, err
-		}
-		if _, err := c.w.Write(crlf); err != nil {
-			return 0, err
-		}
-		c.lastCR = p[i] == '\r'
-		p = p[i+1:]
-	}
-	return n, nil
 }

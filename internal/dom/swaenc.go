@@ -149,7 +149,7 @@ func readPlainHeader(pt []byte) (textproto.MIMEHeader, int, error) {
 	n := 0
 	for lines := 0; ; lines++ {
 		line, err := r.ReadSlice('\n')
-		if err != nil || lines > maxPlainHeaderLines || len(line) > maxPlainHeaderLine+2 || !bytes.HasSuffix(line, crlf) {
+		if err != nil || lines > maxPlainHeaderLines || len(line) > maxPlainHeaderLine+2 || !bytes.HasSuffix(line, []byte("\r\n")) {
 			return nil, 0, fmt.Errorf("dom: malformed encrypted attachment header")
 		}
 		n += len(line)

@@ -29,7 +29,10 @@ type responder struct {
 	key     *crypto.Reloader[crypto.KeyPair]
 	gate    *xmlscan.Scanner
 	log     *slog.Logger
-	results *responseResults
+	metrics *metrics.Metrics
+	// results are the response-signing handles of each attached route,
+	// by name; attach fills it before the gateway serves.
+	results map[string]*metrics.ResponseMetrics
 }
 
 // responseError is a response the gateway would not relay: it could not be
@@ -62,11 +65,7 @@ func newResponder(ctx context.Context, policy string, cfg config.Responses, limi
 			yield(metrics.UseSigning, k.Certificate)
 		}
 	})
-	results, err := newResponseResults(m)
-	if err != nil {
-		return nil, err
-	}
-	return &responder{cfg: cfg, key: key, gate: gate, log: log, results: results}, nil
+	return &responder{cfg: cfg, key: key, gate: gate, log: log, metrics: m, results: map[string]*metrics.ResponseMetrics{}}, nil
 }
 
 // responseGate is the strict gate for responses: the configured XML limits,
@@ -103,10 +102,13 @@ func attachResponder(ctx context.Context, r *route, policy string, cfg config.Re
 // attach makes rt's proxy sign what its backend answers.
 func (rs *responder) attach(rt *route) {
 	rt.proxy.ModifyResponse = func(resp *http.Response) error { return rs.modify(rt, resp) }
-	rt.proxy.ErrorHandler = rs.proxyError
+	rt.proxy.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) { rs.proxyError(rt, w, r, err) }
 	rt.responder = rs
-	rs.results.init(rt.name)
+	rs.results[rt.name] = rs.metrics.Responses(rt.name)
 }
+
+// count records how a response on rt ended (metrics.ResponseResults).
+func (rs *responder) count(rt *route, result string) { rs.results[rt.name].Result(result) }
 
 // modify signs one response before the proxy relays it. SOAP faults are
 // signed like any answer, whatever the HTTP status: a partner must be able
@@ -124,7 +126,7 @@ func (rs *responder) modify(rt *route, resp *http.Response) error {
 		return rs.buffered(rt, resp)
 	case resp.ContentLength == 0 || resp.StatusCode == http.StatusNoContent:
 		// A one-way operation's empty 202 carries nothing to sign.
-		rs.results.inc(rt.name, metrics.ResponsePassed)
+		rs.count(rt, metrics.ResponsePassed)
 		return nil
 	}
 	resp.Body.Close()
@@ -147,7 +149,7 @@ func (rs *responder) buffered(rt *route, resp *http.Response) error {
 		return rs.failed(rt, &responseError{errResponseTooLarge})
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		rs.results.inc(rt.name, metrics.ResponsePassed)
+		rs.count(rt, metrics.ResponsePassed)
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 		return nil
 	}
@@ -161,7 +163,7 @@ func (rs *responder) buffered(rt *route, resp *http.Response) error {
 	if err != nil {
 		return rs.failed(rt, &responseError{err})
 	}
-	rs.results.inc(rt.name, metrics.ResponseSigned)
+	rs.count(rt, metrics.ResponseSigned)
 	resp.Body = io.NopCloser(bytes.NewReader(out))
 	resp.ContentLength = int64(len(out))
 	resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
@@ -195,18 +197,25 @@ func (rs *responder) options(req *requester) (signer.Options, error) {
 
 // failed counts and returns a response that could not be signed.
 func (rs *responder) failed(rt *route, err error) error {
-	rs.results.inc(rt.name, metrics.ResponseFailed)
+	rs.count(rt, metrics.ResponseFailed)
 	return err
 }
 
 // proxyError answers a response that could not be signed with a 502
 // fault (the backend's answer is unusable, not the gateway broken), and
-// leaves every other failure to the proxy's usual hook.
-func (rs *responder) proxyError(w http.ResponseWriter, r *http.Request, err error) {
+// leaves every other failure to the proxy's usual hook. A backend that
+// could not be reached, timed out or broke off is counted as
+// backend_error: the partner gets the gateway's own unsigned fault, which
+// must not pass for a signed response (nor for a signing failure: the
+// responder never had an answer to sign).
+func (rs *responder) proxyError(rt *route, w http.ResponseWriter, r *http.Request, err error) {
 	var re *responseError
 	e, ok := w.(*exchange)
 	if !errors.As(err, &re) || !ok {
 		proxyError(w, r, err)
+		if ok && (e.outcome == metrics.BackendUnavailable || e.outcome == metrics.BackendTimeout) {
+			rs.count(rt, metrics.ResponseBackendError)
+		}
 		return
 	}
 	// The backend answered, but not with something the partner may get;

@@ -69,14 +69,14 @@ func (rs *responder) send(rt *route, s *signer.Stream, backend io.ReadCloser, w 
 		// A client that went away closed the pipe: that is not a signing
 		// failure, and the proxy records it.
 		if !errors.Is(err, io.ErrClosedPipe) {
-			rs.results.inc(rt.name, metrics.ResponseAborted)
+			rs.count(rt, metrics.ResponseAborted)
 			rs.log.Warn("streamed response aborted before its signature", "id", id, "route", rt.name, "error", err)
 		}
 		w.CloseWithError(err)
 		return
 	}
 	rt.metrics.Stage(metrics.StageSign, s.SignTime())
-	rs.results.inc(rt.name, metrics.ResponseSigned)
+	rs.count(rt, metrics.ResponseSigned)
 	rs.log.Debug("streamed response signed", "id", id, "route", rt.name, "duration_ms", float64(time.Since(start).Microseconds())/1e3)
 	w.Close()
 }

@@ -260,3 +260,43 @@ func TestRespondStreamingFirstByte(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(rest), "<ds:SignedInfo>", "the signature comes last")
 }
+
+// TestRespondBackendError: when the backend is down or breaks off on a
+// signing route, the partner gets the gateway's own unsigned fault, and
+// the response-signing counter says backend_error, never signed (nor
+// failed: there was no answer to sign).
+func TestRespondBackendError(t *testing.T) {
+	k := newSigningPKI(t)
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close() // nothing listens: the proxy fails to connect
+	brokeOff := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/xml")
+		w.Header().Set("Content-Length", "1000")
+		_, _ = io.WriteString(w, okResponse[:40])
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler) // fewer bytes than announced
+	}))
+	t.Cleanup(brokeOff.Close)
+	for _, tc := range []struct {
+		name, backend, mode string
+	}{
+		{"fail/down-buffered", down.URL, config.ResponseBuffered},
+		{"fail/down-streaming", down.URL, config.ResponseStreaming},
+		{"fail/broke-off-buffered", brokeOff.URL, config.ResponseBuffered},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newSigningFront(t, tc.backend, k, func(r *config.Responses) { r.Mode = tc.mode })
+			resp := post(t, f.URL, signedRequest(t, k))
+			out, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			require.Equal(t, http.StatusBadGateway, resp.StatusCode, "%s", out)
+			assert.NotContains(t, string(out), "Signature", "the gateway's own fault is not signed")
+			assert.Equal(t, 1.0, f.signingResult(t, metrics.ResponseBackendError))
+			for _, r := range []string{metrics.ResponseSigned, metrics.ResponseFailed, metrics.ResponsePassed, metrics.ResponseAborted} {
+				assert.Zero(t, f.signingResult(t, r), r)
+			}
+			assert.Equal(t, 1.0, f.outcome(t, metrics.BackendUnavailable))
+		})
+	}
+}

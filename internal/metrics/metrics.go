@@ -28,6 +28,7 @@ type Metrics struct {
 	sec       *security
 	tpl       *templates
 	certs     *certificates
+	responses *prometheus.CounterVec
 }
 
 // New builds a private registry with the gateway's metrics and the Go and
@@ -79,6 +80,8 @@ func New(build BuildInfo) *Metrics {
 	reg.MustRegister(m.tpl.collectors()...)
 	m.certs = newCertificates()
 	reg.MustRegister(m.certs)
+	m.responses = newResponseSigning()
+	reg.MustRegister(m.responses)
 	reg.MustRegister(m.requests, m.duration, m.backend, m.received, m.sent, m.inFlight, m.readiness, info,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -30,8 +30,7 @@ const (
 	NameShadowChecks     = Namespace + "_template_shadow_checks_total"
 
 	// NameResponseSigning counts responses on routes that sign them, by
-	// route and result (ResponseSigned, ResponseFailed, ResponseAborted,
-	// ResponsePassed).
+	// route and result (ResponseResults).
 	NameResponseSigning = Namespace + "_response_signing_total"
 
 	// NameCertificateExpiry is the notAfter of every certificate the
@@ -91,6 +90,9 @@ const (
 	ResponseFailed  = "failed"  // could not be signed: the partner got a 502 fault
 	ResponseAborted = "aborted" // a streamed response cut before its signature part
 	ResponsePassed  = "passed"  // no SOAP content to sign (an empty one-way reply)
+	// ResponseBackendError: the backend was unreachable, timed out or broke
+	// off; the partner got the gateway's own (unsigned) fault.
+	ResponseBackendError = "backend_error"
 )
 
 // NoRoute is the route label of requests that matched no route.

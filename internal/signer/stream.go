@@ -8,6 +8,8 @@ import (
 	"mime/multipart"
 	"net/textproto"
 	"time"
+
+	"github.com/wssgw/wssgw/internal/swa"
 )
 
 // How a streamed response digests its attachments (StreamOptions.Attachments).
@@ -26,8 +28,8 @@ const (
 
 // SwA Profile 1.1 §5.2 transform URIs.
 const (
-	TransformSwAContent  = "http://docs.oasis-open.org/wss/oasis-wss-SwAProfile-1.1#Attachment-Content-Signature-Transform"
-	TransformSwAComplete = "http://docs.oasis-open.org/wss/oasis-wss-SwAProfile-1.1#Attachment-Complete-Signature-Transform"
+	TransformSwAContent  = swa.ContentTransform
+	TransformSwAComplete = swa.CompleteTransform
 )
 
 // Content types of the trailing part (see Stream).
@@ -43,7 +45,8 @@ const (
 
 // ErrPackage is a backend package that cannot be signed as it is: no SOAP
 // root, an attachment out of xop:Include order or referenced by nothing,
-// an unsupported media type or transfer encoding. Errors wrapping it
+// an XML attachment that fails the gate or its size bound, an unsupported
+// transfer encoding. Errors wrapping it
 // before Send has written anything can still become a fault; after that
 // the response must be cut.
 var ErrPackage = errors.New("signer: MIME package cannot be signed")
@@ -55,12 +58,6 @@ var ErrPackage = errors.New("signer: MIME package cannot be signed")
 type Parts interface {
 	Next() (header textproto.MIMEHeader, body io.Reader, err error)
 }
-
-// SwATransform returns a writer that turns a part's content into the
-// octets its SwA Reference digests (SwA Profile 1.1 §5.2-5.4), writing
-// them to digest; Close flushes. transform is TransformSwAContent or
-// TransformSwAComplete.
-type SwATransform func(transform string, header textproto.MIMEHeader, digest io.Writer) (io.WriteCloser, error)
 
 // StreamOptions say how a streamed package is signed.
 type StreamOptions struct {
@@ -75,16 +72,13 @@ type StreamOptions struct {
 	// XOP-included trailing part is base64Binary content (of an
 	// xenc:CipherValue), as XOP 1.0 §3 requires.
 	StrictXOP bool
-	// MaxRootSize bounds the root part, which is held in memory; 0 is
-	// 10 MiB.
+	// MaxRootSize bounds the root part, which is held in memory, and in
+	// the SwA modes each XML attachment, which is held for C14N (SwA
+	// Profile 1.1 §5.4.2); 0 is 10 MiB.
 	MaxRootSize int64
 	// MaxAttachments bounds the attachments (each one is a Reference in
 	// SwA modes); 0 is 100.
 	MaxAttachments int
-	// SwATransform computes SwA transforms; nil supports
-	// Attachment-Content for media types other than text and XML, whose
-	// content is digested as it is (SwA Profile 1.1 §5.4.1).
-	SwATransform SwATransform
 }
 
 // Stream signs an MTOM/SwA package while it is copied (DESIGN.md §6, seed

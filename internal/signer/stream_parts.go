@@ -4,12 +4,13 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
-	"mime"
 	"mime/multipart"
 	"net/textproto"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/wssgw/wssgw/internal/swa"
 )
 
 // copyBufs recycles the copy buffers of streamed attachments.
@@ -54,11 +55,14 @@ func (rt *streamRoot) attachment(mw *multipart.Writer, hdr textproto.MIMEHeader,
 		return fmt.Errorf("%w: Content-ID %q occurs twice", ErrPackage, cid)
 	}
 	rt.seen[cid] = true
-	dig, done, err := rt.digester(cid, hdr)
+	// The SwA transforms digest the header as it goes out, which is the
+	// one the client's verifier canonicalizes (Attachment-Complete).
+	out := outHeader(hdr)
+	dig, done, err := rt.digester(cid, out)
 	if err != nil {
 		return err
 	}
-	pw, err := mw.CreatePart(outHeader(hdr))
+	pw, err := mw.CreatePart(out)
 	if err != nil {
 		return fmt.Errorf("signer: writing the package: %w", err)
 	}
@@ -112,9 +116,9 @@ func (rt *streamRoot) swaDigester(cid string, hdr textproto.MIMEHeader) (io.Writ
 	if err != nil {
 		return nil, nil, err
 	}
-	return tw, func() error {
+	return packageWriter{tw}, func() error {
 		if err := tw.Close(); err != nil {
-			return fmt.Errorf("signer: SwA transform of %q: %w", cid, err)
+			return fmt.Errorf("%w: SwA transform of %q: %w", ErrPackage, cid, err)
 		}
 		// SwA Profile 1.1 §5.1: URI="cid:..." with exactly one Transform.
 		rt.p.refs = append(rt.p.refs, ref{cid: cid, transform: transform})
@@ -147,28 +151,26 @@ func (rt *streamRoot) xopDigester(cid string) (io.Writer, func() error, error) {
 	}, nil
 }
 
-// swaTransform is the configured SwA transform, or the built-in
-// Attachment-Content one for media types whose content is digested as it
-// is: SwA Profile 1.1 §5.4.1 canonicalizes only text (line ends, charset)
-// and XML (C14N) content.
+// swaTransform is the writer that digests a part for its SwA Reference
+// (internal/swa, the verifier's code): text content has its line ends
+// normalized as it passes, XML content is held, bounded like the root
+// part, and canonicalized when the part ends.
 func (rt *streamRoot) swaTransform(transform string, hdr textproto.MIMEHeader, digest io.Writer) (io.WriteCloser, error) {
-	if f := rt.s.o.SwATransform; f != nil {
-		w, err := f(transform, hdr, digest)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrPackage, err)
-		}
-		return w, nil
-	}
-	mt, _, err := mime.ParseMediaType(hdr.Get("Content-Type"))
+	w, err := swa.NewWriter(digest, transform, hdr, swa.Options{Gate: rt.s.r.Gate, MaxXML: rt.s.o.MaxRootSize})
 	if err != nil {
-		mt = "application/octet-stream" // RFC 2045 §5.2 default for a broken type
+		return nil, fmt.Errorf("%w: %w", ErrPackage, err)
 	}
-	if transform != TransformSwAContent || strings.HasPrefix(mt, "text/") || strings.HasSuffix(mt, "xml") {
-		return nil, fmt.Errorf("%w: no SwA transform for %s of %s content", ErrPackage, transform, mt)
-	}
-	return nopCloser{digest}, nil
+	return w, nil
 }
 
-type nopCloser struct{ io.Writer }
+// packageWriter marks the transform's errors (an XML part over its bound)
+// as the package's fault, apart from read errors of the same copy.
+type packageWriter struct{ w io.Writer }
 
-func (nopCloser) Close() error { return nil }
+func (p packageWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	if err != nil {
+		err = fmt.Errorf("%w: %w", ErrPackage, err)
+	}
+	return n, err
+}

@@ -188,7 +188,9 @@ func TestStreamFail(t *testing.T) {
 		truncate int // bytes cut from the end of the package
 		garbage  bool
 		mode     string
+		maxRoot  int64
 		early    bool // fails in Prepare, nothing written
+		pkg      bool // an ErrPackage after the root part went out
 	}{
 		{name: "fail/not-soap", root: []byte(`<a/>`), atts: atts, early: true},
 		{name: "fail/include-outside-body", early: true, atts: atts,
@@ -202,8 +204,15 @@ func TestStreamFail(t *testing.T) {
 		{name: "fail/unreferenced", root: mtomRoot(atts[0].cid), atts: atts},
 		{name: "fail/missing-part", root: mtomRoot(all...), atts: atts[:2]},
 		{name: "fail/no-content-id", root: mtomRoot(), atts: []att{{ctype: "image/png", data: []byte("x")}}, mode: AttachSwAContent},
-		{name: "fail/swa-text", root: mtomRoot(), atts: []att{{cid: "t@x", ctype: "text/plain", data: []byte("x")}}, mode: AttachSwAContent},
-		{name: "fail/swa-complete-without-transform", root: mtomRoot(), atts: atts[:1], mode: AttachSwAComplete},
+		// XML attachments pass the gate before they are canonicalized
+		// (SwA §5.4.2): a broken or hostile one cuts the response.
+		{name: "fail/swa-xml-malformed", root: mtomRoot(), pkg: true, atts: []att{{cid: "x@x", ctype: "text/xml", data: []byte("<a><b></a>")}}, mode: AttachSwAContent},
+		{name: "fail/swa-xml-doctype", root: mtomRoot(), pkg: true, mode: AttachSwAComplete,
+			atts: []att{{cid: "x@x", ctype: "application/xml", data: []byte(`<!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>`)}}},
+		{name: "fail/swa-xml-over-bound", root: mtomRoot(), pkg: true, maxRoot: 1 << 10, mode: AttachSwAContent,
+			atts: []att{{cid: "x@x", ctype: "text/xml", data: []byte("<a>" + strings.Repeat("x", 1<<10) + "</a>")}}},
+		{name: "fail/swa-complete-header", root: mtomRoot(), pkg: true, mode: AttachSwAComplete,
+			atts: []att{{cid: "t@x", ctype: "text/plain; name*=utf-8''x", data: []byte("x")}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -220,7 +229,9 @@ func TestStreamFail(t *testing.T) {
 			if mode == "" {
 				mode = AttachXOP
 			}
-			s, err := NewStream(streamOpts(p.rsa, mode))
+			o := streamOpts(p.rsa, mode)
+			o.MaxRootSize = tc.maxRoot
+			s, err := NewStream(o)
 			require.NoError(t, err)
 			var out bytes.Buffer
 			err = s.Sign(&out, newStdParts(t, bytes.NewReader(data), ct))
@@ -230,6 +241,9 @@ func TestStreamFail(t *testing.T) {
 				assert.Zero(t, out.Len(), "nothing written before the root part is checked")
 				assert.True(t, errors.Is(err, ErrPackage) || errors.Is(err, ErrEnvelope), "got %v", err)
 				return
+			}
+			if tc.pkg {
+				assert.ErrorIs(t, err, ErrPackage)
 			}
 			assert.Contains(t, out.String(), "<root@example>", "the root part went out first")
 			assert.NotContains(t, out.String(), "<"+s.SignatureCID()+">", "no signature part")
