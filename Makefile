@@ -5,7 +5,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 GOFILES  = $(shell find . -name '*.go' -not -path './.cache/*')
 
-.PHONY: all build run test fmt-check vet unit bench bench-proxy bench-mtom interop-wss4j clean deploy-check
+.PHONY: all build run test fmt-check vet unit bench bench-proxy bench-mtom bench-mtom-responses interop-wss4j clean deploy-check
 
 all: build
 
@@ -37,10 +37,17 @@ BENCH_PROXY_FLAGS ?=
 bench-proxy: build
 	$(GO) run ./bench/proxy -wssgw bin/wssgw $(BENCH_PROXY_FLAGS)
 
-## bench-mtom: wssgw's peak RSS on one signed 1 GiB MTOM upload (goal <= 64 MiB)
-BENCH_MTOM_FLAGS ?= -size 1GiB
+## bench-mtom: one run of both scenarios, about 2 minutes and 8 GB of RAM: wssgw's peak RSS on
+## one signed 1 GiB MTOM upload (goal <= 64 MiB); MTOM responses of 1 MiB to 1 GiB unsigned,
+## signed streaming and signed buffered (TTFB, MiB/s, peak RSS and their ratios)
+BENCH_MTOM_FLAGS ?= -scenario all -size 1GiB -sizes 1MiB,16MiB,256MiB,1GiB
 bench-mtom: build
 	$(GO) run ./bench/mtom -wssgw bin/wssgw $(BENCH_MTOM_FLAGS)
+
+## bench-mtom-responses: the responses scenario alone
+BENCH_MTOM_RESPONSES_FLAGS ?= -sizes 1MiB,16MiB,256MiB,1GiB
+bench-mtom-responses: build
+	$(GO) run ./bench/mtom -wssgw bin/wssgw -scenario responses $(BENCH_MTOM_RESPONSES_FLAGS)
 
 clean:
 	rm -rf bin

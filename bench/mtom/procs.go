@@ -5,75 +5,36 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
-
-	"github.com/wssgw/wssgw/internal/config"
 )
 
-const mtomPath = "/upload"
-
-// backend discards request bodies and counts their bytes.
-type backend struct {
-	*http.Server
-	url      string
-	received atomic.Int64
-}
-
-func startBackend() (*backend, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	b := &backend{url: "http://" + ln.Addr().String()}
-	b.Server = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n, _ := io.Copy(io.Discard, r.Body)
-		b.received.Add(n)
-		w.Header().Set("Content-Type", "text/xml")
-		_, _ = w.Write([]byte(`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body/></soapenv:Envelope>`))
-	})}
-	go func() { _ = b.Serve(ln) }()
-	return b, nil
-}
-
-// wssgw is the running binary.
+// wssgw is a running gateway process.
 type wssgw struct {
-	cmd  *exec.Cmd
-	dir  string
-	data string
+	cmd   *exec.Cmd
+	dir   string
+	data  string // base URL of the data listener
+	admin string // base URL of the admin listener
 }
 
-// startWssgw runs bin with one secured route (signature and timestamp by
-// the demo partner) whose body and MIME limits admit a size-byte
-// attachment; the spool directory is the run's temporary directory.
-func startWssgw(bin, backend, caFile string, size int64) (*wssgw, error) {
+// launch runs bin serve on the configuration that cfg returns for the
+// process's own temporary directory (config file, spool), and waits until
+// it listens.
+func launch(bin string, cfg func(dir string) string) (*wssgw, error) {
 	dir, err := os.MkdirTemp("", "bench-mtom-")
 	if err != nil {
 		return nil, err
 	}
-	total := config.ByteSize(size + 16<<20)
-	cfg := fmt.Sprintf(`listen: 127.0.0.1:0
-admin: {listen: 127.0.0.1:0}
-mime: {maxPartSize: %[4]d, maxTotalSize: %[5]d, spoolDir: %[6]q}
-routes:
-  - {name: upload, path: %[1]s, backend: %[2]q, policy: partner, maxBodyBytes: %[5]d}
-policies:
-  partner:
-    require: [signature, timestamp]
-    trust: {caFiles: [%[3]q]}
-`, mtomPath, backend, caFile, size, int64(total), dir)
 	file := filepath.Join(dir, "wssgw.yaml")
-	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(cfg(dir)), 0o600); err != nil {
+		_ = os.RemoveAll(dir)
 		return nil, err
 	}
 	g := &wssgw{cmd: exec.Command(bin, "serve", "--config", file), dir: dir}
-	if g.data, err = g.start(); err != nil {
+	if err := g.start(); err != nil {
 		g.stop()
 		return nil, err
 	}
@@ -81,13 +42,13 @@ policies:
 }
 
 // start starts the process and waits for its listening log line.
-func (g *wssgw) start() (string, error) {
+func (g *wssgw) start() error {
 	errPipe, err := g.cmd.StderrPipe()
 	if err != nil {
-		return "", err
+		return err
 	}
 	if err := g.cmd.Start(); err != nil {
-		return "", fmt.Errorf("starting %s: %w", g.cmd.Path, err)
+		return fmt.Errorf("starting %s: %w", g.cmd.Path, err)
 	}
 	sc := bufio.NewScanner(errPipe)
 	var log bytes.Buffer
@@ -96,25 +57,32 @@ func (g *wssgw) start() (string, error) {
 		log.WriteString(line + "\n")
 		if strings.Contains(line, `"msg":"listening"`) {
 			go func() { _, _ = io.Copy(io.Discard, errPipe) }()
-			return "http://" + jsonField(line, "data"), nil
+			g.data, g.admin = "http://"+jsonField(line, "data"), "http://"+jsonField(line, "admin")
+			return nil
 		}
 	}
-	return "", fmt.Errorf("wssgw exited before listening:\n%s", log.String())
+	return fmt.Errorf("wssgw exited before listening:\n%s", log.String())
 }
 
-// peakRSS is VmHWM of the process, in bytes.
+// peakRSS is VmHWM of the process, in bytes: the most it has held
+// resident since it started.
 func (g *wssgw) peakRSS() (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", g.cmd.Process.Pid))
+	return procStatus(g.cmd.Process.Pid, "VmHWM")
+}
+
+// procStatus is a kB field of /proc/PID/status, in bytes.
+func procStatus(pid int, field string) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, fmt.Errorf("reading the peak RSS (Linux only): %w", err)
 	}
 	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			return kb << 10, err
 		}
 	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", g.cmd.Process.Pid)
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }
 
 func (g *wssgw) stop() {

@@ -103,16 +103,13 @@ func bigGate(n int) (*xmlscan.Scanner, error) {
 // upload is the second pass: the package, with the attachment generated
 // again, sent with chunked encoding (no Content-Length).
 func upload(url string, root []byte, size int64, seed uint64) error {
-	head := fmt.Sprintf("--%s\r\nContent-Type: application/xop+xml; charset=UTF-8; type=\"text/xml\"\r\nContent-ID: <%s>\r\n\r\n", boundary, rootCID)
-	mid := fmt.Sprintf("\r\n--%s\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: binary\r\nContent-ID: <%s>\r\n\r\n", boundary, dataCID)
-	end := fmt.Sprintf("\r\n--%s--\r\n", boundary)
-	body := io.MultiReader(bytes.NewReader([]byte(head)), bytes.NewReader(root), bytes.NewReader([]byte(mid)),
-		content(size, seed), bytes.NewReader([]byte(end)))
+	head, end := framing(mtomRootType, root)
+	body := io.MultiReader(bytes.NewReader(head), content(size, seed), bytes.NewReader(end))
 	req, err := http.NewRequest(http.MethodPost, url, io.NopCloser(body)) // NopCloser: length unknown, chunked
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", fmt.Sprintf(`multipart/related; type="application/xop+xml"; start="<%s>"; start-info="text/xml"; boundary=%q`, rootCID, boundary))
+	req.Header.Set("Content-Type", mtomType)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err
