@@ -5,59 +5,105 @@ import (
 	"time"
 )
 
+// strictBase64 is made once: Strict returns the Encoding by value, and a
+// copy per call escapes to the heap (1 KiB a message).
+var strictBase64 = base64.StdEncoding.Strict()
+
 // DecodeBase64 decodes base64 element content, the same for both engines.
 // XML Signature's base64 (RFC 2045) allows white space anywhere, so it is
 // dropped first; nothing else is tolerated (no padding tricks: StdEncoding
 // is strict about trailing bits).
 func DecodeBase64[T ~string | ~[]byte](s T) ([]byte, error) {
-	clean := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case ' ', '\t', '\n', '\r':
-		default:
-			clean = append(clean, c)
+	var clean []byte
+	if b, ok := any(s).([]byte); ok && !hasSpace(b) {
+		clean = b // the common case: nothing to drop, nothing to copy
+	} else {
+		clean = make([]byte, 0, len(s))
+		for i := 0; i < len(s); i++ {
+			switch c := s[i]; c {
+			case ' ', '\t', '\n', '\r':
+			default:
+				clean = append(clean, c)
+			}
 		}
 	}
 	out := make([]byte, base64.StdEncoding.DecodedLen(len(clean)))
-	n, err := base64.StdEncoding.Strict().Decode(out, clean)
+	n, err := strictBase64.Decode(out, clean)
 	if err != nil || len(clean) == 0 {
 		return nil, Failf(ReasonMalformed, "bad base64")
 	}
 	return out[:n], nil
 }
 
+func hasSpace(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			return true
+		}
+	}
+	return false
+}
+
 // ParseDateTime parses an xsd:dateTime that must be in UTC with a literal Z
 // (BSP R3217): YYYY-MM-DDThh:mm:ss[.fraction]Z. Offsets, missing zones,
 // leap seconds, signs and years beyond four digits are refused.
 func ParseDateTime[T ~string | ~[]byte](v T) (time.Time, error) {
-	s := string(v)
 	const base = len("2006-01-02T15:04:05")
-	bad := Failf(ReasonTimestamp, "not an xsd:dateTime in UTC")
-	if len(s) < base+1 || len(s) > base+11 || s[len(s)-1] != 'Z' {
-		return time.Time{}, bad
+	if len(v) < base+1 || len(v) > base+11 || v[len(v)-1] != 'Z' {
+		return time.Time{}, badDateTime()
 	}
-	for k, c := range []byte(s[:base]) {
-		want := "dddd-dd-ddTdd:dd:dd"[k]
-		if (want == 'd' && (c < '0' || c > '9')) || (want != 'd' && c != want) {
-			return time.Time{}, bad
+	var f [6]int // year, month, day, hour, minute, second
+	k := 0
+	for i := range base {
+		c, want := v[i], "dddd-dd-ddTdd:dd:dd"[i]
+		switch {
+		case want == 'd' && c >= '0' && c <= '9':
+			f[k] = f[k]*10 + int(c-'0')
+		case want != 'd' && c == want:
+			k++
+		default:
+			return time.Time{}, badDateTime()
 		}
 	}
-	frac := s[base : len(s)-1]
-	if frac != "" {
-		if len(frac) < 2 || frac[0] != '.' {
-			return time.Time{}, bad
-		}
-		for _, c := range []byte(frac[1:]) {
-			if c < '0' || c > '9' {
-				return time.Time{}, bad
-			}
-		}
+	nsec, ok := fraction(v[base : len(v)-1])
+	if !ok || f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > daysIn(f[0], f[1]) || f[3] > 23 || f[4] > 59 || f[5] > 59 {
+		return time.Time{}, badDateTime()
 	}
-	t, err := time.Parse("2006-01-02T15:04:05"+fracLayout(frac)+"Z07:00", s)
-	if err != nil {
-		return time.Time{}, bad
+	return time.Date(f[0], time.Month(f[1]), f[2], f[3], f[4], f[5], nsec, time.UTC), nil
+}
+
+func badDateTime() error { return Failf(ReasonTimestamp, "not an xsd:dateTime in UTC") }
+
+// fraction parses "" or "." and one to nine digits as nanoseconds.
+func fraction[T ~string | ~[]byte](frac T) (int, bool) {
+	if len(frac) == 0 {
+		return 0, true
 	}
-	return t.UTC(), nil
+	if len(frac) < 2 || frac[0] != '.' {
+		return 0, false
+	}
+	n, scale := 0, 1_000_000_000
+	for i := 1; i < len(frac); i++ {
+		c := frac[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		scale /= 10
+		n += int(c-'0') * scale
+	}
+	return n, true
+}
+
+// daysIn is the length of a month of the proleptic Gregorian calendar.
+func daysIn(year, month int) int {
+	if month == 2 {
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	}
+	return 31 - (month-1)%7%2
 }
 
 // CheckTimestamp checks a Timestamp's values against the policy's window.
@@ -87,13 +133,3 @@ func (p *Policy) CheckUsernameCreated(created, now time.Time) error {
 	return nil
 }
 
-func fracLayout(frac string) string {
-	if frac == "" {
-		return ""
-	}
-	b := []byte(".")
-	for range len(frac) - 1 {
-		b = append(b, '9')
-	}
-	return string(b)
-}

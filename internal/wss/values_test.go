@@ -1,0 +1,98 @@
+package wss
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// parseDateTimeRef is ParseDateTime by way of time.Parse: the reference
+// the hand-written parser must agree with.
+func parseDateTimeRef(s string) (time.Time, bool) {
+	const base = len("2006-01-02T15:04:05")
+	if len(s) < base+1 || len(s) > base+11 || s[len(s)-1] != 'Z' {
+		return time.Time{}, false
+	}
+	for k, c := range []byte(s[:base]) {
+		want := "dddd-dd-ddTdd:dd:dd"[k]
+		if (want == 'd' && (c < '0' || c > '9')) || (want != 'd' && c != want) {
+			return time.Time{}, false
+		}
+	}
+	layout := "2006-01-02T15:04:05"
+	if frac := s[base : len(s)-1]; frac != "" {
+		if len(frac) < 2 || frac[0] != '.' || strings.Trim(frac[1:], "0123456789") != "" {
+			return time.Time{}, false
+		}
+		layout += "." + strings.Repeat("9", len(frac)-1)
+	}
+	t, err := time.Parse(layout+"Z07:00", s)
+	return t.UTC(), err == nil
+}
+
+func TestParseDateTime(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		want     time.Time
+	}{
+		{"ok/seconds", "2026-11-21T08:37:05Z", time.Date(2026, 11, 21, 8, 37, 5, 0, time.UTC)},
+		{"ok/millis", "2026-11-21T08:37:05.123Z", time.Date(2026, 11, 21, 8, 37, 5, 123e6, time.UTC)},
+		{"ok/nanos", "2026-11-21T08:37:05.123456789Z", time.Date(2026, 11, 21, 8, 37, 5, 123456789, time.UTC)},
+		{"ok/leap-day", "2024-02-29T00:00:00Z", time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC)},
+		{"ok/year-2000-leap", "2000-02-29T23:59:59Z", time.Date(2000, 2, 29, 23, 59, 59, 0, time.UTC)},
+		{"fail/1900-not-leap", "1900-02-29T00:00:00Z", time.Time{}},
+		{"fail/april-31", "2026-04-31T00:00:00Z", time.Time{}},
+		{"fail/month-13", "2026-13-01T00:00:00Z", time.Time{}},
+		{"fail/day-0", "2026-01-00T00:00:00Z", time.Time{}},
+		{"fail/hour-24", "2026-01-01T24:00:00Z", time.Time{}},
+		{"fail/leap-second", "2016-12-31T23:59:60Z", time.Time{}},
+		{"fail/offset", "2026-11-21T08:37:05+00:00", time.Time{}},
+		{"fail/no-zone", "2026-11-21T08:37:05", time.Time{}},
+		{"fail/empty-fraction", "2026-11-21T08:37:05.Z", time.Time{}},
+		{"fail/ten-digit-fraction", "2026-11-21T08:37:05.1234567890Z", time.Time{}},
+		{"fail/sign", "+2026-11-21T08:37:05Z", time.Time{}},
+		{"fail/letter", "2026-11-2xT08:37:05Z", time.Time{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ParseDateTime(c.in)
+			ref, ok := parseDateTimeRef(c.in)
+			assert.Equal(t, ok, err == nil, "agrees with time.Parse")
+			if c.want.IsZero() {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.True(t, c.want.Equal(got), "%v", got)
+			assert.True(t, ref.Equal(got))
+		})
+	}
+}
+
+func FuzzParseDateTime(f *testing.F) {
+	for _, s := range []string{"2026-11-21T08:37:05Z", "2024-02-29T00:00:00.5Z", "2026-04-31T00:00:00Z", "0000-01-01T00:00:00Z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseDateTime(s)
+		ref, ok := parseDateTimeRef(s)
+		if ok != (err == nil) || ok && !ref.Equal(got) {
+			t.Fatalf("%q: got %v, %v; time.Parse %v, %v", s, got, err, ref, ok)
+		}
+		if b, errB := ParseDateTime([]byte(s)); (errB == nil) != (err == nil) || !b.Equal(got) {
+			t.Fatalf("%q: []byte and string disagree", s)
+		}
+	})
+}
+
+func BenchmarkParseDateTime(b *testing.B) {
+	v := []byte("2026-11-21T08:37:05.123Z")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseDateTime(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
