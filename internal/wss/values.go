@@ -132,4 +132,3 @@ func (p *Policy) CheckUsernameCreated(created, now time.Time) error {
 	}
 	return nil
 }
-
