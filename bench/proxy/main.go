@@ -29,6 +29,7 @@ type options struct {
 	rounds   int
 	scenario string
 	keys     string
+	profile  string
 }
 
 func main() {
@@ -44,6 +45,7 @@ func main() {
 	flag.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured load per target before the first round")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds; targets alternate within each round")
 	flag.StringVar(&o.scenario, "scenario", "all", "passthrough, signed or all")
+	flag.StringVar(&o.profile, "profile", "", "write a CPU profile of wssgw during the signed scenario's first round to this file")
 	flag.StringVar(&o.keys, "keys", "examples/keys", "directory of the demo keys (partner.crt/.key, ca.crt) for the signed scenario")
 	flag.Parse()
 	if err := benchmark(o); err != nil {
@@ -64,7 +66,7 @@ func benchmark(o options) error {
 	if err != nil {
 		return err
 	}
-	procs := &processes{}
+	procs := &processes{pprof: o.profile != ""}
 	defer procs.stopAll()
 	backend, err := procs.startRole("backend", "")
 	if err != nil {
@@ -88,7 +90,9 @@ func benchmark(o options) error {
 		if err != nil {
 			return err
 		}
+		stop := profileDuring(o, admin, sc)
 		results, err := compare(o, targets, sc.bodies)
+		stop()
 		if err != nil {
 			return fmt.Errorf("%s: %w", sc.name, err)
 		}

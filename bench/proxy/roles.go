@@ -65,8 +65,9 @@ func plainProxy(backend string) http.Handler {
 
 // processes are the child processes of a benchmark run.
 type processes struct {
-	cmds []*exec.Cmd
-	dir  string
+	cmds  []*exec.Cmd
+	dir   string
+	pprof bool // mount wssgw's /debug/pprof for -profile
 }
 
 func (p *processes) startRole(role, backend string) (string, error) {
@@ -104,10 +105,10 @@ func (p *processes) startWssgw(bin, backend, caFile string) (data, admin string,
 		return "", "", err
 	}
 	p.dir = dir
-	cfg := fmt.Sprintf("listen: 127.0.0.1:0\nadmin: {listen: 127.0.0.1:0}\nroutes:\n"+
+	cfg := fmt.Sprintf("listen: 127.0.0.1:0\nadmin: {listen: 127.0.0.1:0, pprof: %t}\nroutes:\n"+
 		"  - {name: orders, path: /orders, backend: \"http://%s\", policy: none}\n"+
 		"  - {name: signed, path: %s, backend: \"http://%s\", policy: partner}\n"+signedPolicy,
-		backend, signedPath, backend, caFile)
+		p.pprof, backend, signedPath, backend, caFile)
 	file := filepath.Join(dir, "wssgw.yaml")
 	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
 		return "", "", err
