@@ -71,7 +71,7 @@ func VerifySignature(alg string, key any, signedInfo, sigValue []byte) error {
 		}
 		d := digest(a.hash, signedInfo, &buf)
 		if a.sig == sigRSA {
-			err = rsa.VerifyPKCS1v15(pub, a.hash, d, sigValue)
+			err = verifyPKCS1v15(pub, a.hash, d, sigValue)
 		} else {
 			err = rsa.VerifyPSS(pub, a.hash, d, sigValue, pssOptions(a.hash))
 		}

@@ -62,12 +62,7 @@ func check(c class, v []byte, lim *xmlscan.Limits, limit uint8) bool {
 	case classRef:
 		return len(v) > 1 && len(v) <= 257 && v[0] == '#' && idChars(v[1:])
 	case classBase64:
-		for _, b := range v {
-			if !base64Chars[b] {
-				return false
-			}
-		}
-		return true
+		return none(v, &notBase64)
 	case classDateTime:
 		if len(v) > 40 {
 			return false
@@ -82,18 +77,51 @@ func check(c class, v []byte, lim *xmlscan.Limits, limit uint8) bool {
 	return false
 }
 
-var base64Chars = func() (t [256]bool) {
-	for _, s := range []string{"ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789", "+/= \t\r\n"} {
+// none reports whether no byte of v is marked in the table. It has no
+// branch per byte: slots are checked on every match, and a certificate is
+// a kilobyte of base64.
+func none(v []byte, table *[256]byte) bool {
+	var bad byte
+	for _, b := range v {
+		bad |= table[b]
+	}
+	return bad == 0
+}
+
+// except returns a table marking every byte but those in the sets.
+func except(sets ...string) (t [256]byte) {
+	for i := range t {
+		t[i] = 1
+	}
+	for _, s := range sets {
 		for i := 0; i < len(s); i++ {
-			t[s[i]] = true
+			t[s[i]] = 0
 		}
 	}
-	return
-}()
+	return t
+}
+
+var (
+	notBase64 = except("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789", "+/= \t\r\n")
+	notIDTail = except("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789", "_-.")
+	// special marks the bytes of character data that need a closer look:
+	// markup, references, "]]>", control characters and non-ASCII.
+	special = func() (t [256]byte) {
+		for i := range t {
+			if i < 0x20 && i != '\t' && i != '\n' && i != '\r' || i >= 0x80 || i == '<' || i == '&' || i == '>' {
+				t[i] = 1
+			}
+		}
+		return t
+	}()
+)
 
 // idChars admits ASCII NCName characters starting with a letter or '_':
 // ids need no normalization and compare byte for byte.
 func idChars(v []byte) bool {
+	if len(v) > 0 && (v[0] >= 'a' && v[0] <= 'z' || v[0] >= 'A' && v[0] <= 'Z' || v[0] == '_') && none(v[1:], &notIDTail) {
+		return true
+	}
 	for i, b := range v {
 		letter := b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '_'
 		if !letter && (i == 0 || !(b >= '0' && b <= '9' || b == '-' || b == '.')) {
@@ -108,6 +136,9 @@ func idChars(v []byte) bool {
 // reference to an XML character, no "]]>" in text, no quote in an
 // attribute value (the slot ends at the quote, so none can occur).
 func charData(v []byte, attr bool) bool {
+	if none(v, &special) {
+		return true
+	}
 	for i := 0; i < len(v); {
 		b := v[i]
 		switch {

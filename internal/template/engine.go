@@ -98,7 +98,7 @@ func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result
 }
 
 func (e *Engine) put(r *run) {
-	*r = run{caps: r.caps[:0], buf: r.buf[:0], norm: r.norm[:0], tmp: r.tmp[:0]}
+	*r = run{caps: r.caps[:0], buf: r.buf[:0], norm: r.norm[:0], tmp: r.tmp[:0], part: r.part[:0]}
 	e.runs.Put(r)
 }
 
