@@ -2,9 +2,10 @@ package main
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"io"
 	"time"
+
+	"github.com/wssgw/wssgw/internal/signer"
 )
 
 // floorSize bounds the bytes digested to measure the floor.
@@ -22,7 +23,7 @@ func digestFloor(src *source, attachments string, size int64) (float64, error) {
 	for range 3 {
 		h := sha256.New()
 		var w io.Writer = h
-		enc := base64.NewEncoder(base64.StdEncoding, h)
+		enc := signer.NewBase64Writer(h) // the encoder streaming signing uses
 		if attachments == attachXOP {
 			w = enc
 		}

@@ -105,19 +105,35 @@ func loadCAPool(file string) (*x509.CertPool, error) {
 	return pool, nil
 }
 
-// bufferPool recycles the 32 KiB copy buffers of every route's proxy.
-type bufferPool struct{ p sync.Pool }
+// bufferPool recycles the copy buffers of the routes' proxies: 32 KiB for
+// most, streamBufferPool's 256 KiB for routes that stream signed
+// responses.
+type bufferPool struct {
+	p    sync.Pool
+	size int
+}
 
 const copyBufferSize = 32 << 10
 
-func newBufferPool() *bufferPool {
-	return &bufferPool{p: sync.Pool{New: func() any { b := make([]byte, copyBufferSize); return &b }}}
+func newBufferPool() *bufferPool { return newBufferPoolSize(copyBufferSize) }
+
+func newBufferPoolSize(size int) *bufferPool {
+	bp := &bufferPool{size: size}
+	bp.p.New = func() any { b := make([]byte, size); return &b }
+	return bp
 }
+
+// streamBufferPool serves the proxies of routes whose responses are signed
+// while streamed: ReverseProxy flushes after every write of a body of
+// unknown length, so with the signer's 256 KiB pieces a 32 KiB buffer
+// would cost eight writes and flushes per piece instead of one.
+var streamBufferPool = newBufferPoolSize(256 << 10)
 
 func (b *bufferPool) Get() []byte { return *(b.p.Get().(*[]byte)) }
 
 func (b *bufferPool) Put(buf []byte) {
-	if cap(buf) == copyBufferSize {
+	if cap(buf) == b.size {
+		buf = buf[:b.size]
 		b.p.Put(&buf)
 	}
 }

@@ -43,9 +43,10 @@ func (e *responseError) Error() string { return "gateway: response not signed: "
 func (e *responseError) Unwrap() error { return e.err }
 
 var (
-	errResponseTooLarge = errors.New("larger than responses.maxBufferedSize")
-	errResponseType     = errors.New("not a SOAP response")
-	errResponseEncoding = errors.New("Content-Encoding cannot be signed")
+	errResponseTooLarge   = errors.New("larger than responses.maxBufferedSize")
+	errResponseType       = errors.New("not a SOAP response")
+	errResponseEncoding   = errors.New("Content-Encoding cannot be signed")
+	errLongerThanDeclared = errors.New("body longer than its Content-Length")
 )
 
 // newResponder loads the signing key of a policy and keeps it fresh until
@@ -103,6 +104,9 @@ func attachResponder(ctx context.Context, r *route, policy string, cfg config.Re
 func (rs *responder) attach(rt *route) {
 	rt.proxy.ModifyResponse = func(resp *http.Response) error { return rs.modify(rt, resp) }
 	rt.proxy.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) { rs.proxyError(rt, w, r, err) }
+	if rs.cfg.Mode == config.ResponseStreaming {
+		rt.proxy.BufferPool = streamBufferPool
+	}
 	rt.responder = rs
 	rs.results[rt.name] = rs.metrics.Responses(rt.name)
 }
@@ -139,13 +143,18 @@ func (rs *responder) modify(rt *route, resp *http.Response) error {
 
 // buffered reads the whole response (bounded), signs it and replaces it.
 func (rs *responder) buffered(rt *route, resp *http.Response) error {
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(rs.cfg.MaxBufferedSize)+1))
+	limit := int64(rs.cfg.MaxBufferedSize)
+	if resp.ContentLength > limit {
+		resp.Body.Close()
+		return rs.failed(rt, &responseError{errResponseTooLarge})
+	}
+	body, err := readBody(resp.Body, resp.ContentLength, limit)
 	resp.Body.Close()
 	if err != nil {
 		// The backend broke off: the partner gets the proxy's 502.
 		return &backendError{err}
 	}
-	if int64(len(body)) > int64(rs.cfg.MaxBufferedSize) {
+	if int64(len(body)) > limit {
 		return rs.failed(rt, &responseError{errResponseTooLarge})
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
@@ -169,6 +178,29 @@ func (rs *responder) buffered(rt *route, resp *http.Response) error {
 	resp.Header.Set("Content-Length", strconv.Itoa(len(out)))
 	resp.Header.Del("Transfer-Encoding")
 	return nil
+}
+
+// readBody reads at most limit+1 bytes of a response. A known length
+// (the transport holds the body to it) is read into one buffer of that
+// size: io.ReadAll, and bytes.Buffer too, grow by doubling, which holds
+// up to twice a large response and clears and copies it on the way.
+func readBody(r io.Reader, contentLength, limit int64) ([]byte, error) {
+	if contentLength < 0 || contentLength > limit {
+		return io.ReadAll(io.LimitReader(r, limit+1))
+	}
+	buf := make([]byte, contentLength+1) // +1: room to see the end
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err == io.EOF {
+			return buf[:n], nil
+		}
+		if err != nil {
+			return buf[:n], err
+		}
+	}
+	return buf[:n], errLongerThanDeclared
 }
 
 // options are the signer's options for one response.

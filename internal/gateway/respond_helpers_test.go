@@ -45,6 +45,13 @@ func newSigningPKI(t *testing.T) *signingPKI {
 // signs responses as responses says.
 func newSigningFront(t *testing.T, backend string, k *signingPKI, responses func(r *config.Responses)) *front {
 	t.Helper()
+	return newSigningFrontConfig(t, backend, k, responses, nil)
+}
+
+// newSigningFrontConfig is newSigningFront with the rest of the
+// configuration adjusted by more (when not nil).
+func newSigningFrontConfig(t *testing.T, backend string, k *signingPKI, responses func(r *config.Responses), more func(c *config.Config)) *front {
+	t.Helper()
 	cfg := config.Default()
 	p := config.DefaultPolicy()
 	p.Trust.CAFiles = []string{k.caFile}
@@ -54,6 +61,9 @@ func newSigningFront(t *testing.T, backend string, k *signingPKI, responses func
 	}
 	cfg.Policies = map[string]config.Policy{"partner": p}
 	cfg.Routes = []config.Route{{Name: "orders", Path: "/orders", Backend: backend, Policy: "partner"}}
+	if more != nil {
+		more(&cfg)
+	}
 	cfg.ApplyDefaults()
 	require.NoError(t, cfg.Validate())
 	m := metrics.New(metrics.BuildInfo{Version: "test"})

@@ -9,6 +9,7 @@ import (
 	"net/textproto"
 	"time"
 
+	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/metrics"
 	wmime "github.com/wssgw/wssgw/internal/mime"
 	"github.com/wssgw/wssgw/internal/signer"
@@ -23,8 +24,7 @@ import (
 // signature part or a close delimiter over partial data.
 func (rs *responder) stream(rt *route, resp *http.Response) error {
 	ct := resp.Header.Get("Content-Type")
-	lim := wmime.DefaultLimits()
-	lim.MaxRootSize = int64(rs.cfg.MaxBufferedSize)
+	lim := streamLimits(rt, rs.cfg.MaxBufferedSize)
 	pr, err := wmime.NewPartReader(resp.Body, ct, lim)
 	if err != nil {
 		resp.Body.Close()
@@ -79,6 +79,20 @@ func (rs *responder) send(rt *route, s *signer.Stream, backend io.ReadCloser, w 
 	rs.count(rt, metrics.ResponseSigned)
 	rs.log.Debug("streamed response signed", "id", id, "route", rt.name, "duration_ms", float64(time.Since(start).Microseconds())/1e3)
 	w.Close()
+}
+
+// streamLimits bound a streamed response by the configured mime limits
+// (parts, header block, one attachment, the whole package), the limits the
+// route's requests get, so that an operator who raises mime.maxPartSize for
+// large packages raises it both ways; the root part, held in memory for
+// signing, is bounded by responses.maxBufferedSize like a buffered response.
+func streamLimits(rt *route, maxBuffered config.ByteSize) wmime.Limits {
+	lim := wmime.DefaultLimits()
+	if rt.security != nil {
+		lim = rt.security.mime
+	}
+	lim.MaxRootSize = int64(maxBuffered)
+	return lim
 }
 
 // withBoundary is the package's Content-Type with the boundary of the

@@ -184,12 +184,19 @@ func bodyEdits(d *xmlscan.Document, body int, attrs []byte) []edit {
 // assemble applies the edits (sorted by position) to the input. encBody,
 // when not nil, replaces the Body content.
 func assemble(d *xmlscan.Document, edits []edit, sec, encBody []byte) []byte {
-	body := encBody
-	n := len(d.Data) + len(sec) + len(encBody)
-	for _, e := range edits {
-		n += len(e.pre) + len(e.post)
+	return assembleInto(nil, d, edits, sec, encBody)
+}
+
+// assembleInto is assemble reusing dst's storage when it is large enough:
+// Secure builds the message three times, and for a large response fresh
+// slices cost their size in page faults and clearing each time. dst must
+// not share storage with d, sec or encBody.
+func assembleInto(dst []byte, d *xmlscan.Document, edits []edit, sec, encBody []byte) []byte {
+	out := dst[:0]
+	if n := assembledLen(d, edits, sec, encBody); cap(out) < n {
+		out = make([]byte, 0, n)
 	}
-	out := make([]byte, 0, n)
+	body := encBody
 	last := 0
 	for _, e := range edits {
 		out = append(out, d.Data[last:e.at]...)
@@ -208,4 +215,13 @@ func assemble(d *xmlscan.Document, edits []edit, sec, encBody []byte) []byte {
 		last = e.end
 	}
 	return append(out, d.Data[last:]...)
+}
+
+// assembledLen bounds the length of an assembled message.
+func assembledLen(d *xmlscan.Document, edits []edit, sec, encBody []byte) int {
+	n := len(d.Data) + len(sec) + len(encBody)
+	for _, e := range edits {
+		n += len(e.pre) + len(e.post)
+	}
+	return n
 }

@@ -57,7 +57,13 @@ func Secure(envelope []byte, o Options) ([]byte, error) {
 	// 1. The message with empty DigestValues: digest every reference.
 	doc := getDoc()
 	defer putDoc(doc)
-	msg := assemble(d, edits, p.security(nil, nil), nil)
+	// One buffer for the three passes: each pass's message is dead once
+	// the next is built (its digests, canonical SignedInfo and signature
+	// are copies), and the slack holds what pass 1 leaves out (digest and
+	// signature values, the encrypted Body).
+	sec := p.security(nil, nil)
+	buf := make([]byte, 0, assembledLen(d, edits, sec, encBody)+secureSlack)
+	msg := assembleInto(buf, d, edits, sec, nil)
 	if err := r.Gate.Scan(msg, doc); err != nil {
 		return nil, fmt.Errorf("signer: assembled message fails the gate: %w", err)
 	}
@@ -79,7 +85,7 @@ func Secure(envelope []byte, o Options) ([]byte, error) {
 
 	// 2. With the digests in place: canonicalize SignedInfo and sign it
 	// (XMLDSig §3.1.2).
-	msg = assemble(d, edits, p.security(digests, nil), nil)
+	msg = assembleInto(msg, d, edits, p.security(digests, nil), nil)
 	doc.Reset()
 	if err := r.Gate.Scan(msg, doc); err != nil {
 		return nil, fmt.Errorf("signer: assembled message fails the gate: %w", err)
@@ -98,13 +104,17 @@ func Secure(envelope []byte, o Options) ([]byte, error) {
 	}
 
 	// 3. The final message, Body content encrypted after signing.
-	msg = assemble(d, edits, p.security(digests, sig), encBody)
+	msg = assembleInto(msg, d, edits, p.security(digests, sig), encBody)
 	doc.Reset()
 	if err := r.Gate.Scan(msg, doc); err != nil {
 		return nil, fmt.Errorf("signer: secured message fails the gate: %w", err)
 	}
 	return msg, nil
 }
+
+// secureSlack is room for the DigestValues and the SignatureValue that
+// the first pass's message lacks (RSA-4096 is 684 base64 characters).
+const secureSlack = 4 << 10
 
 func prefixesIf(r *resolved, l []string) []string {
 	if !r.InclusivePrefixes {

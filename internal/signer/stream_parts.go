@@ -1,20 +1,15 @@
 package signer
 
 import (
-	"encoding/base64"
 	"fmt"
 	"io"
 	"mime/multipart"
 	"net/textproto"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/wssgw/wssgw/internal/swa"
 )
-
-// copyBufs recycles the copy buffers of streamed attachments.
-var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // copyAttachments copies every attachment to mw, digesting it on the way.
 func (rt *streamRoot) copyAttachments(mw *multipart.Writer) error {
@@ -66,19 +61,13 @@ func (rt *streamRoot) attachment(mw *multipart.Writer, hdr textproto.MIMEHeader,
 	if err != nil {
 		return fmt.Errorf("signer: writing the package: %w", err)
 	}
-	bp := copyBufs.Get().(*[]byte)
-	defer copyBufs.Put(bp)
-	// The client gets each chunk before it is digested; a read error ends
-	// the copy before anything is signed.
-	if _, err := io.CopyBuffer(io.MultiWriter(pw, dig), onlyReader{body}, *bp); err != nil {
+	// The digest runs beside the copy (stream_pipe.go); a read, write or
+	// digest error ends the copy before anything is signed.
+	if err := copyDigest(pw, body, dig); err != nil {
 		return fmt.Errorf("signer: copying attachment %q: %w", cid, err)
 	}
 	return done()
 }
-
-// onlyReader hides a reader's WriteTo, so that CopyBuffer uses the pooled
-// buffer and the part is copied in bounded chunks.
-type onlyReader struct{ io.Reader }
 
 // digester returns where part cid's content is written to be digested,
 // and what completes its digests. A part that an xop:Include of the Body
@@ -140,7 +129,7 @@ func (rt *streamRoot) xopDigester(cid string) (io.Writer, func() error, error) {
 	case rt.includes[k] != cid:
 		return nil, nil, fmt.Errorf("%w: attachment %q comes before %q, out of xop:Include order", ErrPackage, cid, rt.includes[k])
 	}
-	enc := base64.NewEncoder(base64.StdEncoding, rt.bodyHash)
+	enc := newB64Writer(rt.bodyHash)
 	return enc, func() error {
 		if err := enc.Close(); err != nil {
 			return err
