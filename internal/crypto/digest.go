@@ -19,6 +19,17 @@ func NewDigest(uri string) (hash.Hash, error) {
 	return newHash(a.hash), nil
 }
 
+// SumDigest is the digest of data under a DigestMethod URI, appended to
+// buf[:0]: one call, no hash state on the heap (the template path digests
+// every signed part of every message).
+func SumDigest(uri string, data []byte, buf *[sha512.Size]byte) ([]byte, error) {
+	a, ok := algs[uri]
+	if !ok || a.class != ClassDigest {
+		return nil, fmt.Errorf("crypto: digest %q: %w", clip(uri), ErrUnsupportedAlgorithm)
+	}
+	return digest(a.hash, data, buf), nil
+}
+
 // DigestSize is the output size in bytes of a DigestMethod URI, 0 when uri
 // is not a digest. Callers compare it with the decoded DigestValue length
 // before comparing values.

@@ -131,3 +131,26 @@ func BenchmarkRSAVerify(b *testing.B) {
 }
 
 func nanotime() int64 { return time.Now().UnixNano() }
+
+func TestVerifySignatureSHA256(t *testing.T) {
+	key := rsaKey(t, 2048)
+	si := []byte("<ds:SignedInfo>a</ds:SignedInfo>")
+	sum := sha256.Sum256(si)
+	other := sha256.Sum256([]byte("<ds:SignedInfo>b</ds:SignedInfo>"))
+	for _, c := range []struct {
+		name, alg string
+		sum       *[32]byte
+		ok        bool
+	}{
+		{"ok/sha256-method-uses-the-digest", AlgRSASHA256, &sum, true},
+		{"fail/sha256-method-verifies-the-digest-given", AlgRSASHA256, &other, false},
+		{"ok/sha512-method-hashes-signedinfo-itself", AlgRSASHA512, &other, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sig, err := Sign(c.alg, key, si)
+			require.NoError(t, err)
+			err = VerifySignatureSHA256(c.alg, &key.PublicKey, si, c.sum, sig)
+			assert.Equal(t, c.ok, err == nil, "%v", err)
+		})
+	}
+}

@@ -62,14 +62,42 @@ func VerifySignature(alg string, key any, signedInfo, sigValue []byte) error {
 	if err != nil {
 		return err
 	}
+	return verifySignature(a, key, signedInfo, nil, sigValue)
+}
+
+// VerifySignatureSHA256 is VerifySignature for a caller that has hashed
+// signedInfo with SHA-256 already (the engines do, for the replay key):
+// the SHA-256 RSA, RSA-PSS and ECDSA methods verify that digest instead of
+// hashing the same bytes again.
+func VerifySignatureSHA256(alg string, key any, signedInfo []byte, sum *[sha256.Size]byte, sigValue []byte) error {
+	a, err := sigAlg(alg)
+	if err != nil {
+		return err
+	}
+	var pre []byte
+	if a.hash == crypto.SHA256 {
+		pre = sum[:]
+	}
+	return verifySignature(a, key, signedInfo, pre, sigValue)
+}
+
+// verifySignature verifies with the digest of signedInfo pre when given.
+func verifySignature(a algInfo, key any, signedInfo, pre, sigValue []byte) error {
 	var buf [sha512.Size]byte
+	hashed := func() []byte {
+		if pre != nil {
+			return pre
+		}
+		return digest(a.hash, signedInfo, &buf)
+	}
 	switch a.sig {
 	case sigRSA, sigRSAPSS:
 		pub, ok := key.(*rsa.PublicKey)
 		if !ok || pub == nil {
 			return keyMismatch(a, key)
 		}
-		d := digest(a.hash, signedInfo, &buf)
+		d := hashed()
+		var err error
 		if a.sig == sigRSA {
 			err = verifyPKCS1v15(pub, a.hash, d, sigValue)
 		} else {
@@ -93,7 +121,7 @@ func VerifySignature(alg string, key any, signedInfo, sigValue []byte) error {
 		}
 		r := new(big.Int).SetBytes(sigValue[:n])
 		s := new(big.Int).SetBytes(sigValue[n:])
-		if !ecdsa.Verify(pub, digest(a.hash, signedInfo, &buf), r, s) {
+		if !ecdsa.Verify(pub, hashed(), r, s) {
 			return errBadSignature
 		}
 		return nil
