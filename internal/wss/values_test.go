@@ -96,3 +96,40 @@ func BenchmarkParseDateTime(b *testing.B) {
 		}
 	}
 }
+
+// FuzzDecodeBase64 holds the []byte fast path (the decoder skipping line
+// ends itself) to the string path (white space stripped first).
+func FuzzDecodeBase64(f *testing.F) {
+	for _, s := range []string{"QUJD", "QU\nJD", "QU JD", "QUI=", "QUJ=", "\n", "", "QQ==\r\n", "QQ=\n=", "Q\tQ=="} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, errA := DecodeBase64([]byte(s))
+		b, errB := DecodeBase64(s)
+		if (errA == nil) != (errB == nil) || string(a) != string(b) {
+			t.Fatalf("%q: []byte %q %v, string %q %v", s, a, errA, b, errB)
+		}
+	})
+}
+
+func TestDecodeBase64(t *testing.T) {
+	for _, c := range []struct{ name, in, want string }{
+		{"ok/plain", "QUJD", "ABC"},
+		{"ok/line-ends", "QU\r\nJD", "ABC"},
+		{"ok/spaces-and-tabs", " QU\tJD ", "ABC"},
+		{"fail/empty", "", ""},
+		{"fail/only-white-space", " \n", ""},
+		{"fail/bad-padding-bits", "QUJ=", ""},
+		{"fail/not-base64", "QU*D", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := DecodeBase64([]byte(c.in))
+			if c.want == "" {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, c.want, string(got))
+		})
+	}
+}
