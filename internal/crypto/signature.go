@@ -84,11 +84,9 @@ func VerifySignatureSHA256(alg string, key any, signedInfo []byte, sum *[sha256.
 // verifySignature verifies with the digest of signedInfo pre when given.
 func verifySignature(a algInfo, key any, signedInfo, pre, sigValue []byte) error {
 	var buf [sha512.Size]byte
-	hashed := func() []byte {
-		if pre != nil {
-			return pre
-		}
-		return digest(a.hash, signedInfo, &buf)
+	hashed := pre
+	if hashed == nil && (a.sig == sigRSA || a.sig == sigRSAPSS || a.sig == sigECDSA) {
+		hashed = digest(a.hash, signedInfo, &buf)
 	}
 	switch a.sig {
 	case sigRSA, sigRSAPSS:
@@ -96,7 +94,7 @@ func verifySignature(a algInfo, key any, signedInfo, pre, sigValue []byte) error
 		if !ok || pub == nil {
 			return keyMismatch(a, key)
 		}
-		d := hashed()
+		d := hashed
 		var err error
 		if a.sig == sigRSA {
 			err = verifyPKCS1v15(pub, a.hash, d, sigValue)
@@ -121,7 +119,7 @@ func verifySignature(a algInfo, key any, signedInfo, pre, sigValue []byte) error
 		}
 		r := new(big.Int).SetBytes(sigValue[:n])
 		s := new(big.Int).SetBytes(sigValue[n:])
-		if !ecdsa.Verify(pub, hashed(), r, s) {
+		if !ecdsa.Verify(pub, hashed, r, s) {
 			return errBadSignature
 		}
 		return nil
