@@ -29,31 +29,7 @@ import (
 // decrypted element inside a signed element is); one after it digests the
 // plaintext that Replace installed (sign-then-encrypt, WSS4J's order).
 func (e *Engine) ProcessAttachments(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (*wss.Result, error) {
-	if atts == nil {
-		return e.Process(data, p, now)
-	}
-	start := time.Now()
-	sc := e.docs.Get().(*scratch)
-	defer func() {
-		sc.doc.Reset()
-		sc.signedInfo.Reset()
-		e.docs.Put(sc)
-	}()
-	m := &message{engine: e, p: p, now: now.UTC(), keys: map[string][]byte{}, doc: &sc.doc, sd: &sc.signedInfo}
-	m.res = &wss.Result{Security: [2]int{-1, -1}, Token: -1}
-	if err := m.initAttachments(atts); err != nil {
-		return nil, err
-	}
-	if err := m.load(data); err != nil {
-		return nil, err
-	}
-	if err := m.process(); err != nil {
-		return nil, err
-	}
-	m.attachmentFacts()
-	m.res.Document = m.data
-	m.res.ProcessTime = time.Since(start)
-	return m.res, nil
+	return e.run(data, atts, p, now)
 }
 
 // attachmentState is the attachment side of one ProcessAttachments call.

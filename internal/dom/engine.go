@@ -44,6 +44,11 @@ type scratch struct {
 // the policy's requirements or the replay store: p.Check does, for either
 // engine. Every failure is a *wss.Error.
 func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result, error) {
+	return e.run(data, nil, p, now)
+}
+
+// run is Process, with the package's other parts when atts is not nil.
+func (e *Engine) run(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (*wss.Result, error) {
 	start := time.Now()
 	sc := e.docs.Get().(*scratch)
 	// The Result keeps no reference to the Documents, only to the bytes;
@@ -55,11 +60,19 @@ func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result
 	}()
 	m := &message{engine: e, p: p, now: now.UTC(), keys: map[string][]byte{}, doc: &sc.doc, sd: &sc.signedInfo}
 	m.res = &wss.Result{Security: [2]int{-1, -1}, Token: -1}
+	if atts != nil {
+		if err := m.initAttachments(atts); err != nil {
+			return nil, err
+		}
+	}
 	if err := m.load(data); err != nil {
 		return nil, err
 	}
 	if err := m.process(); err != nil {
 		return nil, err
+	}
+	if atts != nil {
+		m.attachmentFacts()
 	}
 	m.res.Document = m.data
 	m.res.ProcessTime = time.Since(start)

@@ -1,14 +1,12 @@
 package wss
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/textproto"
 	"time"
 
 	"github.com/wssgw/wssgw/internal/config"
-	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
 // Attachment is one MIME part of an MTOM/SwA package (the gateway adapts
@@ -126,19 +124,9 @@ func (r *Result) decryptedAttachments() bool {
 // atts.Replace when it returns without error; parts listed in
 // res.Consumed must not be forwarded.
 func (p *Policy) VerifyAttachments(ctx context.Context, e AttachmentEngine, data []byte, atts Attachments, now time.Time) (res *Result, forward []byte, err error) {
-	if len(p.Config.Require) == 0 && !bytes.Contains(data, []byte(xmlscan.NamespaceWSSE)) {
-		// Seed 004, as in Verify: nothing required and no WS-Security.
+	if p.unsecured(data) {
 		return nil, data, nil
 	}
 	res, err = e.ProcessAttachments(data, atts, p, now)
-	if err != nil {
-		return res, nil, asError(err)
-	}
-	start := time.Now()
-	err = p.Check(ctx, res, now)
-	res.PolicyTime = time.Since(start)
-	if err != nil {
-		return res, nil, asError(err)
-	}
-	return res, res.Forward(p.Config.KeepSecurityHeader), nil
+	return p.finish(ctx, res, err, now)
 }

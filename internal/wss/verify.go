@@ -21,12 +21,22 @@ type Engine interface {
 // unparsed, and may be non-nil with an error when the policy check failed
 // (its facts are still worth counting). Every error is an *Error.
 func (p *Policy) Verify(ctx context.Context, e Engine, data []byte, now time.Time) (res *Result, forward []byte, err error) {
-	if len(p.Config.Require) == 0 && !bytes.Contains(data, []byte(xmlscan.NamespaceWSSE)) {
-		// Seed 004: a policy that requires nothing forwards messages that
-		// carry no WS-Security without parsing them.
+	if p.unsecured(data) {
 		return nil, data, nil
 	}
 	res, err = e.Process(data, p, now)
+	return p.finish(ctx, res, err, now)
+}
+
+// unsecured is seed 004: a policy that requires nothing forwards messages
+// that carry no WS-Security without parsing them.
+func (p *Policy) unsecured(data []byte) bool {
+	return len(p.Config.Require) == 0 && !bytes.Contains(data, []byte(xmlscan.NamespaceWSSE))
+}
+
+// finish checks an engine's result against the policy and the replay
+// store, for Verify and VerifyAttachments.
+func (p *Policy) finish(ctx context.Context, res *Result, err error, now time.Time) (*Result, []byte, error) {
 	if err != nil {
 		// res may carry how the engine got there (a template hit) but no
 		// facts.
