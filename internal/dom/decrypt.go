@@ -259,11 +259,9 @@ func (m *message) decryptData(ed int, key []byte, kt string) error {
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	pt, err := crypto.DecryptData(alg, key, cv)
-	m.res.DecryptTime += time.Since(start)
+	pt, err := m.decryptCipher(alg, key, cv, "EncryptedData")
 	if err != nil {
-		return wss.Wrap(wss.ReasonDecrypt, err, "EncryptedData")
+		return err
 	}
 	return m.splicePlaintext(ed, typ == typeContent, pt, wss.Decryption{Algorithm: alg, KeyTransport: kt})
 }
@@ -373,4 +371,15 @@ func (m *message) checkPlaintext(a, b int, content bool) error {
 		return wss.Failf(wss.ReasonStructure, "comment in decrypted content")
 	}
 	return nil
+}
+
+// decryptCipher decrypts cv, timing it, for XML content and attachments.
+func (m *message) decryptCipher(alg string, key, cv []byte, what string) ([]byte, error) {
+	start := time.Now()
+	pt, err := crypto.DecryptData(alg, key, cv)
+	m.res.DecryptTime += time.Since(start)
+	if err != nil {
+		return nil, wss.Wrap(wss.ReasonDecrypt, err, "%s", what)
+	}
+	return pt, nil
 }

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"net/textproto"
 	"strings"
-	"time"
 
-	"github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/wss"
 )
 
@@ -63,11 +61,9 @@ func (m *message) decryptAttachment(ed, cd int, alg string, key []byte, complete
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	pt, err := crypto.DecryptData(alg, key, cv)
-	m.res.DecryptTime += time.Since(start)
+	pt, err := m.decryptCipher(alg, key, cv, "attachment EncryptedData")
 	if err != nil {
-		return wss.Wrap(wss.ReasonDecrypt, err, "attachment EncryptedData")
+		return err
 	}
 	header, content, err := m.plainHeader(ed, a, pt, complete)
 	if err != nil {
