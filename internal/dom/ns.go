@@ -1,33 +1,38 @@
 package dom
 
-import "github.com/wssgw/wssgw/internal/swa"
+import (
+	"github.com/wssgw/wssgw/internal/c14n"
+	"github.com/wssgw/wssgw/internal/swa"
+	"github.com/wssgw/wssgw/internal/wss"
+	"github.com/wssgw/wssgw/internal/xmlscan"
+)
 
 // Namespaces and URIs of WS-Security 1.1 (SOAP Message Security, X.509 and
 // UsernameToken profiles), XML Signature and XML Encryption.
 const (
-	nsWSSE    = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"
-	nsWSSE11  = "http://docs.oasis-open.org/wss/oasis-wss-wssecurity-secext-1.1.xsd"
-	nsWSU     = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
-	nsDS      = "http://www.w3.org/2000/09/xmldsig#"
-	nsXEnc    = "http://www.w3.org/2001/04/xmlenc#"
-	nsXEnc11  = "http://www.w3.org/2009/xmlenc11#"
-	nsExcC14N = "http://www.w3.org/2001/10/xml-exc-c14n#"
-	nsXML     = "http://www.w3.org/XML/1998/namespace"
+	nsWSSE    = xmlscan.NamespaceWSSE
+	nsWSSE11  = xmlscan.NamespaceWSSE11
+	nsWSU     = xmlscan.NamespaceWSU
+	nsDS      = xmlscan.NamespaceDSig
+	nsXEnc    = xmlscan.NamespaceXEnc
+	nsXEnc11  = xmlscan.NamespaceXEnc11
+	nsExcC14N = c14n.AlgExcC14N
+	nsXML     = xmlscan.NamespaceXML
 
 	wssPrefix10 = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-"
 	wssPrefix11 = "http://docs.oasis-open.org/wss/oasis-wss-soap-message-security-1.1#"
 
-	vtX509v3       = wssPrefix10 + "x509-token-profile-1.0#X509v3"
+	vtX509v3       = wss.ValueTypeX509v3
 	vtPKIPath      = wssPrefix10 + "x509-token-profile-1.0#X509PKIPathv1"
 	vtSKI          = wssPrefix10 + "x509-token-profile-1.0#X509SubjectKeyIdentifier"
 	vtThumbprint   = wssPrefix11 + "ThumbprintSHA1"
 	vtEncKeySHA1   = wssPrefix11 + "EncryptedKeySHA1"
 	vtEncryptedKey = wssPrefix11 + "EncryptedKey"
 	encBase64      = wssPrefix10 + "soap-message-security-1.0#Base64Binary"
-	trSTR          = wssPrefix10 + "soap-message-security-1.0#STR-Transform"
+	trSTR          = wss.TransformSTR
 
 	pwText   = wssPrefix10 + "username-token-profile-1.0#PasswordText"
-	pwDigest = wssPrefix10 + "username-token-profile-1.0#PasswordDigest"
+	pwDigest = wss.PasswordDigest
 
 	typeElement = nsXEnc + "Element"
 	typeContent = nsXEnc + "Content"

@@ -17,14 +17,14 @@ import (
 
 const (
 	nsWSSE = xmlscan.NamespaceWSSE
-	nsWSU  = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
+	nsWSU  = xmlscan.NamespaceWSU
 	nsDS   = xmlscan.NamespaceDSig
 	nsExc  = c14n.AlgExcC14N
 	nsXEnc = xmlscan.NamespaceXEnc
 
-	vtX509v3 = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-x509-token-profile-1.0#X509v3"
-	trSTR    = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#STR-Transform"
-	pwDigest = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-username-token-profile-1.0#PasswordDigest"
+	vtX509v3 = wss.ValueTypeX509v3
+	trSTR    = wss.TransformSTR
+	pwDigest = wss.PasswordDigest
 
 	// marker replaces slot values in the copy that is canonicalized to
 	// learn the C14N templates: plain ASCII, unchanged by any c14n.

@@ -146,6 +146,7 @@ const (
 	NamespaceXEnc11 = "http://www.w3.org/2009/xmlenc11#"
 	NamespaceWSSE   = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"
 	NamespaceWSSE11 = "http://docs.oasis-open.org/wss/oasis-wss-wssecurity-secext-1.1.xsd"
+	NamespaceWSU    = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
 )
 
 // SecurityHeader is the expanded name of the wsse:Security header.
