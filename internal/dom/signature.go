@@ -55,10 +55,10 @@ func (m *message) signature(s int) error {
 	if err != nil {
 		return err
 	}
-	if err := crypto.VerifySignature(method, key, canon, value); err != nil {
+	sig.SignedInfoDigest = sha256.Sum256(canon) // the replay key, and the signed digest for SHA-256 methods
+	if err := crypto.VerifySignatureSHA256(method, key, canon, &sig.SignedInfoDigest, value); err != nil {
 		return wss.Wrap(wss.ReasonSignature, err, "SignatureValue")
 	}
-	sig.SignedInfoDigest = sha256.Sum256(canon)
 	var parts []*wss.AttachmentFact
 	if sig.Covered, parts, err = m.references(canon); err != nil {
 		return err
