@@ -30,13 +30,18 @@ func TestDigest(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			var buf [64]byte
+			sum, sumErr := SumDigest(tc.uri, []byte("abc"), &buf)
 			h, err := NewDigest(tc.uri)
 			if tc.want == "" {
+				require.ErrorIs(t, sumErr, ErrUnsupportedAlgorithm)
 				require.ErrorIs(t, err, ErrUnsupportedAlgorithm)
 				assert.Nil(t, h)
 				assert.Zero(t, DigestSize(tc.uri))
 				return
 			}
+			require.NoError(t, sumErr)
+			assert.Equal(t, tc.want, hex.EncodeToString(sum), "SumDigest")
 			require.NoError(t, err)
 			h.Write([]byte("ab"))
 			h.Write([]byte("c"))
