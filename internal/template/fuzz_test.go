@@ -27,7 +27,7 @@ func FuzzEngines(f *testing.F) {
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		got, _, gerr := fx.policy.Verify(ctx, fx.engine, msg, fx.now)
 		want, _, werr := fx.policy.Verify(ctx, fx.dom, msg, fx.now)
-		if d := Compare(got, gerr, want, werr, false); d != "" {
+		if d := Compare(got, gerr, want, werr, fx.policy); d != "" {
 			t.Fatalf("engines disagree: %s", d)
 		}
 	})
@@ -58,7 +58,7 @@ func mutateAndCompare(t *testing.T, fx *fixture, seed []byte, n int) {
 		}
 		got, _, gerr := fx.policy.Verify(ctx, fx.engine, m, fx.now)
 		want, _, werr := fx.policy.Verify(ctx, fx.dom, m, fx.now)
-		if d := Compare(got, gerr, want, werr, false); d != "" {
+		if d := Compare(got, gerr, want, werr, fx.policy); d != "" {
 			t.Fatalf("mutation %d: engines disagree: %s", i, d)
 		}
 	}

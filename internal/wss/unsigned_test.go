@@ -86,8 +86,8 @@ func TestForwardUnsigned(t *testing.T) {
 			stripped: []string{"attribute:x", "attribute:role", "header:Admin", "comment:"},
 		},
 		"ok/strip-allow-listed": {
-			policy: func(p *config.Policy) { p.UnsignedAllow = []string{"{urn:x}Admin", "{urn:y}role"} },
-			want: `<E xmlns:a="urn:a"><H xmlns:y="urn:y"` + "\n\t" + `y:role="admin">` + fwdTo + fwdAdmin + `</H><B>bc</B></E>`,
+			policy:   func(p *config.Policy) { p.UnsignedAllow = []string{"{urn:x}Admin", "{urn:y}role"} },
+			want:     `<E xmlns:a="urn:a"><H xmlns:y="urn:y"` + "\n\t" + `y:role="admin">` + fwdTo + fwdAdmin + `</H><B>bc</B></E>`,
 			stripped: []string{"attribute:x", "comment:", "comment:"},
 		},
 		"ok/strip-keep-security-header": {
