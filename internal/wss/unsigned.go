@@ -108,17 +108,24 @@ func (p *Policy) checkUnsigned(r *Result) error {
 // nothing is left out.
 func (r *Result) Forward(p *Policy) ([]byte, []Unsigned) {
 	var cut []Unsigned
-	if !p.Config.KeepSecurityHeader && r.Security[0] >= 0 {
-		cut = append(cut, Unsigned{Span: r.Security}) // Kind "": not reported
-	}
 	if p.unsignedRule.mode == config.UnsignedStrip {
-		cut = append(cut, p.unsigned(r)...)
+		cut = p.unsigned(r)
+	}
+	security := !p.Config.KeepSecurityHeader && r.Security[0] >= 0
+	if len(cut)+len(r.Comments) == 0 {
+		// The common case: at most the Security header goes.
+		if !security {
+			return r.Document, nil
+		}
+		s := r.Security
+		out := make([]byte, 0, len(r.Document)-(s[1]-s[0]))
+		return append(append(out, r.Document[:s[0]]...), r.Document[s[1]:]...), nil
+	}
+	if security {
+		cut = append(cut, Unsigned{Span: r.Security}) // Kind "": not reported
 	}
 	for _, c := range r.Comments {
 		cut = append(cut, Unsigned{Kind: UnsignedComment, Span: c})
-	}
-	if len(cut) == 0 {
-		return r.Document, nil
 	}
 	slices.SortStableFunc(cut, func(a, b Unsigned) int { return a.Span[0] - b.Span[0] })
 	// Spans are nested (a comment inside a header block) or disjoint:
