@@ -230,10 +230,14 @@ type verifyReport struct {
 	Timestamp   *timestampFacts  `json:"timestamp,omitempty"`
 	Username    *usernameFacts   `json:"username,omitempty"`
 	// Confirmations are the response's SignatureConfirmations.
-	Confirmations  []confirmationFacts `json:"signatureConfirmations,omitempty"`
-	PlaintextFile  string              `json:"plaintextFile,omitempty"`
-	PlaintextBytes int                 `json:"plaintextBytes"`
-	Plaintext      string              `json:"plaintext,omitempty"`
+	Confirmations []confirmationFacts `json:"signatureConfirmations,omitempty"`
+	// Stripped is the unsigned content the policy left out of the
+	// plaintext: "header {namespace}local", "attribute {namespace}local"
+	// (unsignedHeaders: strip) or "comment".
+	Stripped       []string `json:"stripped,omitempty"`
+	PlaintextFile  string   `json:"plaintextFile,omitempty"`
+	PlaintextBytes int      `json:"plaintextBytes"`
+	Plaintext      string   `json:"plaintext,omitempty"`
 }
 
 type signatureFacts struct {
@@ -305,6 +309,13 @@ func report(policy string, r *wss.Result) *verifyReport {
 		}
 	}
 	rep.Confirmations = confirmationReport(r)
+	for _, u := range r.Stripped {
+		what := u.Kind
+		if u.Kind != wss.UnsignedComment {
+			what += " {" + u.Name.Space + "}" + u.Name.Local
+		}
+		rep.Stripped = append(rep.Stripped, what)
+	}
 	if u := r.Username; u != nil {
 		rep.Username = &usernameFacts{Username: u.Username, Password: "text", Created: u.Created.UTC()}
 		if u.Digest {
@@ -433,6 +444,9 @@ func (rep *verifyReport) writeText(w io.Writer) error {
 	}
 	if u := rep.Username; u != nil {
 		row("username", "%s (password %s)", u.Username, u.Password)
+	}
+	for _, u := range rep.Stripped {
+		row("not forwarded", "%s (no trusted signature covers it)", u)
 	}
 	if rep.PlaintextFile != "" {
 		row("plaintext", "%d bytes written to %s", rep.PlaintextBytes, rep.PlaintextFile)

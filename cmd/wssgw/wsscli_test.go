@@ -176,6 +176,11 @@ func TestSignVerify(t *testing.T) {
 			assert.Contains(t, out, "forwarded as received")
 			assert.Contains(t, out, cliEnvelope)
 		}},
+		"ok/unsigned-header-not-forwarded": {msg: bytes.Replace(signed, []byte("</soap:Header>"), []byte(`<x:Admin xmlns:x="urn:x">true<!--c--></x:Admin></soap:Header>`), 1),
+			args: []string{"--policy", "signed"}, check: func(t *testing.T, out string) {
+				assert.Regexp(t, `(?m)^not forwarded +header \{urn:x\}Admin \(no trusted signature covers it\)$`, out)
+				assert.NotContains(t, out, "x:Admin")
+			}},
 		"fail/digest":             {msg: bytes.Replace(signed, []byte("ACME-4711"), []byte("ACME-4712"), 1), args: []string{"--policy", "signed"}, reason: "digest"},
 		"fail/timestamp":          {msg: signed, args: []string{"--policy", "signed", "--now", later}, reason: "timestamp"},
 		"fail/missing-encryption": {msg: signed, args: []string{"--policy", "encrypted"}, reason: "missing"},

@@ -19,6 +19,14 @@ const (
 	PartToken         = "BinarySecurityToken"
 )
 
+// Values of a policy's unsignedHeaders: what happens to the header blocks
+// and the Envelope and Header attributes that no trusted signature covers.
+const (
+	UnsignedStrip   = "strip"   // removed before forwarding (the default)
+	UnsignedReject  = "reject"  // the message is rejected
+	UnsignedForward = "forward" // forwarded as received
+)
+
 // Policy is what a route requires of the WS-Security header of a request.
 // The result of the engines is a list of verified facts; a request passes
 // only when those facts meet every requirement here (DESIGN.md §5).
@@ -54,6 +62,17 @@ type Policy struct {
 	// KeepSecurityHeader forwards the wsse:Security header to the backend
 	// (decrypted); by default it is removed.
 	KeepSecurityHeader bool `mapstructure:"keepSecurityHeader"`
+	// UnsignedHeaders decides on the header blocks (other than the
+	// Security header addressed to wssgw) and the attributes of Envelope
+	// and Header (other than namespace declarations) that no trusted X.509
+	// signature covers: strip, reject or forward. A backend must never act
+	// on what nobody signed (WS-Addressing, tenant, routing headers), so
+	// strip is the default.
+	UnsignedHeaders string `mapstructure:"unsignedHeaders"`
+	// UnsignedAllow lists the header block and attribute QNames,
+	// "{namespace}local", that may reach the backend unsigned whatever
+	// UnsignedHeaders says.
+	UnsignedAllow []string `mapstructure:"unsignedAllow"`
 	// DetailedFaults sends the specific WS-Security fault code
 	// (wsse:FailedCheck, wsse:MessageExpired ...) instead of the uniform
 	// wsse:InvalidSecurity. For debugging with a partner only: specific
@@ -215,8 +234,9 @@ func DefaultPolicy() Policy {
 			MaxAge:     5 * time.Minute,
 			FutureSkew: time.Minute,
 		},
-		UsernameToken: UsernameTokenPolicy{MaxAge: 5 * time.Minute},
-		Replay:        "on",
-		Responses:     DefaultResponses(),
+		UsernameToken:   UsernameTokenPolicy{MaxAge: 5 * time.Minute},
+		Replay:          "on",
+		UnsignedHeaders: UnsignedStrip,
+		Responses:       DefaultResponses(),
 	}
 }

@@ -87,6 +87,7 @@ func (p Policy) validate(ps *Problems, key string) {
 		}
 	}
 	checkOneOf(ps, key+".replay", p.Replay, "on", "off")
+	p.validateUnsigned(ps, key)
 	p.Responses.validate(ps, key+".responses", p)
 }
 
@@ -103,6 +104,16 @@ func (p Policy) validateTrust(ps *Problems, key string) {
 	}
 	if _, err := crypto.NewTrustStore(t.TrustOptions()); err != nil {
 		ps.add(key, "%v", err)
+	}
+}
+
+// validateUnsigned checks unsignedHeaders and unsignedAllow.
+func (p Policy) validateUnsigned(ps *Problems, key string) {
+	checkOneOf(ps, key+".unsignedHeaders", p.UnsignedHeaders, UnsignedStrip, UnsignedReject, UnsignedForward)
+	for i, q := range p.UnsignedAllow {
+		if _, _, ok := ParseQName(q); !ok {
+			ps.add(fmt.Sprintf("%s.unsignedAllow[%d]", key, i), "must be a QName {namespace}local, got %q", q)
+		}
 	}
 }
 

@@ -38,7 +38,32 @@ func (m *message) locate() error {
 	if m.body < 0 {
 		return wss.Failf(wss.ReasonStructure, "no Body")
 	}
+	m.res.Attributes = m.envelopeAttributes(m.res.Attributes[:0])
 	return m.locateSecurity()
+}
+
+// envelopeAttributes appends the attributes of the Envelope and the Header
+// other than namespace declarations, each with the white space before it:
+// content no signature covers, which the policy's unsignedHeaders decides
+// on (wss.Policy.unsigned).
+func (m *message) envelopeAttributes(out []wss.Attribute) []wss.Attribute {
+	for _, el := range []int{0, m.header} {
+		if el < 0 {
+			continue
+		}
+		r := m.doc.Elements[el].Attrs
+		for j := r.Start; j < r.End; j++ {
+			a := &m.doc.Attrs[j]
+			start := a.Name.Start
+			for start > 0 && xmlscan.AllSpace(m.data[start-1:start]) {
+				start--
+			}
+			// Value is the span between the quotes; the closing quote
+			// ends the attribute.
+			out = append(out, wss.Attribute{Name: xml.Name{Space: a.Space, Local: a.Local}, Span: [2]int{start, a.Value.End + 1}})
+		}
+	}
+	return out
 }
 
 // locateSecurity picks the one Security header for our role (WSS 1.1 §6.1:
@@ -49,12 +74,11 @@ func (m *message) locateSecurity() error {
 		return nil
 	}
 	for _, h := range m.children(m.header) {
-		if !m.is(h, nsWSSE, "Security") {
+		if !m.is(h, nsWSSE, "Security") || !m.ours(h) {
+			// A Security header for another role is a header block
+			// like any other for the unsigned-content policy.
 			e := &m.doc.Elements[h]
-			m.res.Headers = append(m.res.Headers, wss.Part{Name: xml.Name{Space: e.Space, Local: e.Local}, Start: e.Start})
-			continue
-		}
-		if !m.ours(h) {
+			m.res.Headers = append(m.res.Headers, wss.Part{Name: xml.Name{Space: e.Space, Local: e.Local}, Start: e.Start, End: e.End})
 			continue
 		}
 		if m.secIdx >= 0 {

@@ -2,6 +2,7 @@ package dom
 
 import (
 	"github.com/wssgw/wssgw/internal/wss"
+	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
 // process walks our Security header in document order, as WSS 1.1 §5
@@ -88,6 +89,12 @@ func (m *message) finish() error {
 	if m.secIdx >= 0 {
 		s := &m.doc.Elements[m.secIdx]
 		m.res.Security = [2]int{s.Start, s.End}
+	}
+	m.res.Comments = m.res.Comments[:0]
+	for _, n := range m.doc.Misc {
+		if n.Kind == xmlscan.NodeComment {
+			m.res.Comments = append(m.res.Comments, [2]int{n.Span.Start, n.Span.End})
+		}
 	}
 	return nil
 }

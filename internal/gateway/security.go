@@ -30,6 +30,7 @@ type security struct {
 	identity config.IdentityHeaders
 	now      func() time.Time
 	mime     wmime.Limits // MTOM/SwA packages (mtom.go)
+	log      *slog.Logger
 }
 
 // securityError is a rejected request: one uniform fault for all of them
@@ -154,11 +155,43 @@ func setIf(h http.Header, name, value string) {
 	}
 }
 
-// count records the algorithms the partner used, as closed-set labels.
+// count records the algorithms the partner used, as closed-set labels,
+// and the unsigned content the policy left out.
 func (s *security) count(res *wss.Result) {
 	for _, u := range res.Algorithms {
 		s.metrics.Use(u.Kind, algorithmLabel(u.Kind, u.Value))
 	}
+	s.stripped(res)
+}
+
+// maxLoggedNames bounds the QNames one debug line lists.
+const maxLoggedNames = 16
+
+// stripped counts, per kind, the header blocks, attributes and comments
+// that no trusted signature covered and Verify left out of the forwarded
+// envelope (wss.Result.Forward), and logs their names at debug: an
+// operator deciding on unsignedAllow sees what partners send unsigned.
+func (s *security) stripped(res *wss.Result) {
+	if len(res.Stripped) == 0 {
+		return
+	}
+	var names []string
+	for _, kind := range []string{wss.UnsignedHeader, wss.UnsignedAttribute, wss.UnsignedComment} {
+		n := 0
+		for _, u := range res.Stripped {
+			if u.Kind != kind {
+				continue
+			}
+			n++
+			if kind != wss.UnsignedComment && len(names) < maxLoggedNames {
+				names = append(names, kind+" {"+u.Name.Space+"}"+u.Name.Local)
+			}
+		}
+		if n > 0 {
+			s.metrics.Stripped(kind, n)
+		}
+	}
+	s.log.Debug("unsigned content not forwarded", "policy", s.policy.Name, "count", len(res.Stripped), "names", names)
 }
 
 func algorithmLabel(kind, value string) string {
@@ -203,5 +236,6 @@ func newSecurity(rc config.Route, p *wss.Policy, pm *metrics.PolicyMetrics, limi
 			return nil, fmt.Errorf("gateway: route %s: %w", rc.Name, err)
 		}
 	}
-	return &security{policy: p, engine: e, metrics: pm, identity: rc.IdentityHeaders, now: time.Now, mime: mimeLimits.Limits()}, nil
+	return &security{policy: p, engine: e, metrics: pm, identity: rc.IdentityHeaders, now: time.Now, mime: mimeLimits.Limits(),
+		log: log.With("route", rc.Name)}, nil
 }

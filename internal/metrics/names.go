@@ -18,6 +18,10 @@ const (
 	NameStageDuration   = Namespace + "_stage_duration_seconds"
 	NameSecurityFailure = Namespace + "_security_failures_total"
 	NameAlgorithmUses   = Namespace + "_security_algorithm_uses_total"
+	// NameUnsignedStripped counts what a policy left out of the forwarded
+	// envelope because no trusted signature covered it, by policy and kind
+	// (header, attribute, comment).
+	NameUnsignedStripped = Namespace + "_unsigned_stripped_total"
 
 	// Template automaton (the fast path). Lookups are per route; the store
 	// is per policy.

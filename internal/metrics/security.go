@@ -11,6 +11,7 @@ type security struct {
 	stages     *prometheus.HistogramVec
 	failures   *prometheus.CounterVec
 	algorithms *prometheus.CounterVec
+	stripped   *prometheus.CounterVec
 }
 
 func newSecurity() *security {
@@ -28,11 +29,15 @@ func newSecurity() *security {
 			Name: NameAlgorithmUses,
 			Help: "Algorithms, key reference kinds and key sizes partners use, by policy: who still sends SHA-1 or CBC.",
 		}, []string{LabelPolicy, LabelKind, LabelAlg}),
+		stripped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: NameUnsignedStripped,
+			Help: "Header blocks, Envelope/Header attributes and comments no trusted signature covered, left out of forwarded requests, by policy and kind.",
+		}, []string{LabelPolicy, LabelKind}),
 	}
 }
 
 func (s *security) collectors() []prometheus.Collector {
-	return []prometheus.Collector{s.stages, s.failures, s.algorithms}
+	return []prometheus.Collector{s.stages, s.failures, s.algorithms, s.stripped}
 }
 
 // PolicyMetrics are one policy's security counters.
@@ -40,12 +45,13 @@ type PolicyMetrics struct {
 	name       string
 	failures   map[string]prometheus.Counter
 	algorithms *prometheus.CounterVec
+	stripped   *prometheus.CounterVec
 }
 
 // Policy returns the handles of a policy, with a failure series per reason
 // created at zero so that rate() works before the first failure.
 func (m *Metrics) Policy(name string, reasons []string) *PolicyMetrics {
-	pm := &PolicyMetrics{name: name, failures: map[string]prometheus.Counter{}, algorithms: m.sec.algorithms}
+	pm := &PolicyMetrics{name: name, failures: map[string]prometheus.Counter{}, algorithms: m.sec.algorithms, stripped: m.sec.stripped}
 	for _, r := range reasons {
 		pm.failures[r] = m.sec.failures.WithLabelValues(name, r)
 	}
@@ -69,6 +75,12 @@ func (pm *PolicyMetrics) Failure(reason string) {
 // closed set of labels.
 func (pm *PolicyMetrics) Use(kind, label string) {
 	pm.algorithms.WithLabelValues(pm.name, kind, label).Inc()
+}
+
+// Stripped counts n pieces of unsigned content of one kind (header,
+// attribute or comment: a closed set) left out of a forwarded request.
+func (pm *PolicyMetrics) Stripped(kind string, n int) {
+	pm.stripped.WithLabelValues(pm.name, kind).Add(float64(n))
 }
 
 // Stage records the time a request spent in a pipeline stage.

@@ -43,7 +43,7 @@ func TestAttackSuiteWithLearnedTemplate(t *testing.T) {
 			for _, m := range mutants {
 				got, _, gerr := f.policy.Verify(context.Background(), f.engine, m.Data, f.now)
 				want, _, werr := f.policy.Verify(context.Background(), f.dom, m.Data, f.now)
-				if !assert.Empty(t, Compare(got, gerr, want, werr, false), m.Name) {
+				if !assert.Empty(t, Compare(got, gerr, want, werr, f.policy), m.Name) {
 					continue
 				}
 				if gerr != nil && got != nil && got.Lookup == metrics.LookupHit {

@@ -9,16 +9,19 @@ import (
 )
 
 // Compare returns "" when two engines' outcomes for one message agree: the
-// same verdict, the same forwarded bytes and the same verified facts, else
-// what differs. Timings and the lookup are not facts.
-func Compare(a *wss.Result, aerr error, b *wss.Result, berr error, keep bool) string {
+// same verdict, the same bytes forwarded under policy p and the same
+// verified facts, else what differs. Timings, the lookup and what Verify
+// stripped (derived from the facts) are not facts.
+func Compare(a *wss.Result, aerr error, b *wss.Result, berr error, p *wss.Policy) string {
 	if (aerr == nil) != (berr == nil) {
 		return fmt.Sprintf("verdict: %v vs %v", aerr, berr)
 	}
 	if aerr != nil {
 		return ""
 	}
-	if !bytes.Equal(a.Forward(keep), b.Forward(keep)) {
+	fa, _ := a.Forward(p)
+	fb, _ := b.Forward(p)
+	if !bytes.Equal(fa, fb) {
 		return "forwarded bytes"
 	}
 	x, y := facts(a), facts(b)
@@ -41,6 +44,8 @@ type resultFacts struct {
 	Body      int
 	Security  [2]int
 	Headers   []wss.Part
+	Attrs     []wss.Attribute
+	Comments  [][2]int
 	Timestamp *wss.Timestamp
 	Username  *wss.UsernameToken
 	Token     int
@@ -53,6 +58,7 @@ type resultFacts struct {
 
 func facts(r *wss.Result) resultFacts {
 	f := resultFacts{Version: int(r.Version), Body: r.Body, Security: r.Security, Headers: r.Headers,
+		Attrs: r.Attributes, Comments: r.Comments,
 		Timestamp: r.Timestamp, Username: r.Username, Token: r.Token, Decrypted: r.Decrypted, Algs: r.Algorithms,
 		Confirms: r.Confirmations, ConfirmAt: r.ConfirmationStarts}
 	for _, s := range r.Signatures {

@@ -167,7 +167,7 @@ func (e *Engine) selfCheck(t *Template, data []byte, res *wss.Result, p *wss.Pol
 	}
 	r.t, r.data, r.p, r.now, r.e = t, data, p, now.UTC(), e
 	tres, err := r.exec()
-	if diff := Compare(tres, err, res, nil, p.Config.KeepSecurityHeader); diff != "" {
+	if diff := Compare(tres, err, res, nil, p); diff != "" {
 		return unsupported("self-check: %s", diff)
 	}
 	return nil
@@ -177,7 +177,7 @@ func (e *Engine) selfCheck(t *Template, data []byte, res *wss.Result, p *wss.Pol
 // disagreement rejects the message (DESIGN.md §4).
 func (e *Engine) shadow(t *Template, data []byte, p *wss.Policy, now time.Time, res *wss.Result, err error) error {
 	dres, derr := e.dom.Process(data, p, now)
-	diff := Compare(res, err, dres, derr, p.Config.KeepSecurityHeader)
+	diff := Compare(res, err, dres, derr, p)
 	if diff == "" {
 		e.store.shadowResult(metrics.ShadowAgree)
 		return nil

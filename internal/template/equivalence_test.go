@@ -40,7 +40,7 @@ func TestSecondMessageHits(t *testing.T) {
 					require.NoError(t, werr)
 					require.NoError(t, gerr)
 					assert.Equal(t, metrics.LookupHit, got.Lookup, "message %d", k)
-					assert.Empty(t, Compare(got, gerr, want, werr, false))
+					assert.Empty(t, Compare(got, gerr, want, werr, f.policy))
 				}
 			})
 		}
@@ -66,8 +66,9 @@ func TestEncryptedMessagesHit(t *testing.T) {
 				require.NoError(t, werr)
 				require.NoError(t, gerr)
 				assert.Equal(t, metrics.LookupHit, got.Lookup, "message %d", k)
-				assert.Empty(t, Compare(got, gerr, want, werr, false))
-				assert.Contains(t, string(got.Forward(false)), text, "the plaintext is forwarded")
+				assert.Empty(t, Compare(got, gerr, want, werr, f.policy))
+				out, _ := got.Forward(f.policy)
+				assert.Contains(t, string(out), text, "the plaintext is forwarded")
 			}
 		})
 	}
@@ -79,6 +80,6 @@ func TestEncryptedMessagesHit(t *testing.T) {
 		require.NoError(t, werr)
 		require.NoError(t, gerr)
 		assert.NotEqual(t, metrics.LookupHit, got.Lookup)
-		assert.Empty(t, Compare(got, gerr, want, werr, false))
+		assert.Empty(t, Compare(got, gerr, want, werr, f.policy))
 	})
 }

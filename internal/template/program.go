@@ -16,7 +16,10 @@ func (l *learner) program() error {
 		t.security = [2]anchor{l.anchor(res.Security[0]), l.anchor(res.Security[1])}
 	}
 	for _, h := range res.Headers {
-		t.headers = append(t.headers, partAnchor{part: h, at: l.anchor(h.Start)})
+		t.headers = append(t.headers, partAnchor{part: h, at: l.anchor(h.Start), end: l.anchor(h.End)})
+	}
+	for _, a := range res.Attributes {
+		t.attrs = append(t.attrs, attrAnchor{name: a.Name, span: [2]anchor{l.anchor(a.Span[0]), l.anchor(a.Span[1])}})
 	}
 	if l.sec < 0 {
 		if res.Timestamp != nil || res.Username != nil || len(res.Signatures) > 0 {

@@ -60,7 +60,13 @@ func (r *run) exec() (*wss.Result, error) {
 	if len(t.headers) > 0 {
 		res.Headers = make([]wss.Part, len(t.headers))
 		for k, h := range t.headers {
-			res.Headers[k] = wss.Part{Name: h.part.Name, Start: r.at(h.at)}
+			res.Headers[k] = wss.Part{Name: h.part.Name, Start: r.at(h.at), End: r.at(h.end)}
+		}
+	}
+	if len(t.attrs) > 0 {
+		res.Attributes = make([]wss.Attribute, len(t.attrs))
+		for k, a := range t.attrs {
+			res.Attributes[k] = wss.Attribute{Name: a.name, Span: [2]int{r.at(a.span[0]), r.at(a.span[1])}}
 		}
 	}
 	r.res, r.top = res, t

@@ -2,6 +2,7 @@ package template
 
 import (
 	"crypto/x509"
+	"encoding/xml"
 	"sync/atomic"
 
 	"github.com/wssgw/wssgw/internal/crypto"
@@ -27,7 +28,8 @@ type Template struct {
 	body           anchor
 	security       [2]anchor
 	headers        []partAnchor
-	steps          []step // the Security header's children, in order
+	attrs          []attrAnchor // Envelope and Header attributes
+	steps          []step       // the Security header's children, in order
 	algs           []wss.AlgorithmUse
 	keySizes       []int  // indices into algs of key_size uses, by signature
 	exemplarValues []byte // length-prefixed, deflated against exDict when set
@@ -60,8 +62,17 @@ type pin struct {
 type anchor struct{ frag, delta int }
 
 type partAnchor struct {
-	part wss.Part
-	at   anchor
+	part    wss.Part
+	at, end anchor
+}
+
+// attrAnchor locates an attribute of Envelope or Header (wss.Attribute),
+// as security does the Security header: the unsigned-content policy cuts
+// these spans out of the forwarded bytes, so both engines must report them
+// alike.
+type attrAnchor struct {
+	name xml.Name
+	span [2]anchor
 }
 
 // piece is a part of a canonical form: n literal bytes at off in the

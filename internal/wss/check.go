@@ -58,7 +58,10 @@ func (p *Policy) CheckFacts(r *Result) error {
 			return err
 		}
 	}
-	return p.checkAttachments(r)
+	if err := p.checkAttachments(r); err != nil {
+		return err
+	}
+	return p.checkUnsigned(r)
 }
 
 // requireCovered checks one required part by node identity: the element the

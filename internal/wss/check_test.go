@@ -172,14 +172,6 @@ func TestCredentials(t *testing.T) {
 	assert.ErrorContains(t, err, "twice")
 }
 
-func TestForward(t *testing.T) {
-	r := &Result{Document: []byte("<E><H><S>x</S><o/></H><B/></E>"), Security: [2]int{6, 14}}
-	assert.Equal(t, "<E><H><o/></H><B/></E>", string(r.Forward(false)))
-	assert.Equal(t, string(r.Document), string(r.Forward(true)))
-	r.Security = [2]int{-1, -1}
-	assert.Equal(t, string(r.Document), string(r.Forward(false)))
-}
-
 func TestReasons(t *testing.T) {
 	seen := map[string]bool{}
 	for _, r := range Reasons() {

@@ -28,6 +28,7 @@ const (
 	ReasonReplay                           // a message or nonce seen before
 	ReasonReplayStore                      // the replay store is unavailable (fail closed)
 	ReasonShadow                           // the template path and the DOM engine disagreed (shadow check)
+	ReasonUnsigned                         // a header block or Envelope/Header attribute no trusted signature covers (unsignedHeaders: reject)
 	numReasons
 )
 
@@ -48,6 +49,7 @@ var reasonNames = [numReasons]string{
 	ReasonReplay:         "replay",
 	ReasonReplayStore:    "replay_store",
 	ReasonShadow:         "shadow",
+	ReasonUnsigned:       "unsigned",
 }
 
 // String is the metric label of r.

@@ -30,6 +30,7 @@ type Policy struct {
 	keys              []*crypto.Reloader[crypto.KeyPair]
 	users             *Credentials
 	replay            ReplayStore
+	unsignedRule      unsignedRule // unsignedHeaders and unsignedAllow (unsigned.go)
 }
 
 // Names of the required parts other than header blocks. They live in a
@@ -52,6 +53,7 @@ func Compile(name string, p config.Policy, store ReplayStore, ro crypto.ReloadOp
 	cp := &Policy{Name: name, Config: p, algorithms: algs, c14n: c14nSet(p.Algorithms.Legacy)}
 	cp.Signed = parts(p.RequiredSignedParts())
 	cp.Encrypted = parts(p.EncryptedParts)
+	cp.unsignedRule = compileUnsigned(p)
 	if p.Replay != "off" {
 		cp.replay = store
 	}

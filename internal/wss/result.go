@@ -22,8 +22,20 @@ type Result struct {
 	// Security is the byte span of the wsse:Security header processed, or
 	// {-1,-1} when the message had none.
 	Security [2]int
-	// Headers are the SOAP header blocks other than the Security header.
+	// Headers are the SOAP header blocks other than our Security header
+	// (Security headers for other roles included), in document order.
 	Headers []Part
+	// Attributes are the attributes of soap:Envelope and soap:Header other
+	// than namespace declarations, in document order: content of the
+	// envelope that no signature can cover (see Policy.unsigned).
+	Attributes []Attribute
+	// Comments are the spans [start, end) of the comments in Document, in
+	// document order. Signed parts and Security headers hold none (the
+	// engine and the gate refuse them); Forward leaves every one out.
+	Comments [][2]int
+	// Stripped is what Verify left out of the forwarded bytes besides our
+	// Security header (Forward), for the metrics and the debug log.
+	Stripped []Unsigned
 	// Timestamp is the verified wsu:Timestamp, if any.
 	Timestamp *Timestamp
 	// Username is the verified wsse:UsernameToken, if any.
@@ -68,10 +80,20 @@ type Result struct {
 	Lookup    string
 }
 
-// Part is an element of the document: its expanded name and start offset.
+// Part is an element of the document: its expanded name, the offset of its
+// start tag and the offset just past its end tag.
 type Part struct {
-	Name  xml.Name
-	Start int
+	Name       xml.Name
+	Start, End int
+}
+
+// Attribute is an attribute of soap:Envelope or soap:Header: its expanded
+// name and its bytes in Document, [start, end), from the white space before
+// its name to its closing quote, so that removing them leaves a well-formed
+// start tag.
+type Attribute struct {
+	Name xml.Name
+	Span [2]int
 }
 
 // Timestamp is a checked wsu:Timestamp.
@@ -217,17 +239,4 @@ func (r *Result) Signer() *crypto.Identity {
 		}
 	}
 	return nil
-}
-
-// Forward returns the bytes to send to the backend: the plaintext envelope,
-// without the Security header unless keep is set. Both are verified bytes:
-// the document passed the gate after decryption and the engine checked its
-// structure (DESIGN.md §5.4).
-func (r *Result) Forward(keep bool) []byte {
-	if keep || r.Security[0] < 0 {
-		return r.Document
-	}
-	out := make([]byte, 0, len(r.Document)-(r.Security[1]-r.Security[0]))
-	out = append(out, r.Document[:r.Security[0]]...)
-	return append(out, r.Document[r.Security[1]:]...)
 }

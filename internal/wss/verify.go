@@ -48,7 +48,9 @@ func (p *Policy) finish(ctx context.Context, res *Result, err error, now time.Ti
 	if err != nil {
 		return res, nil, asError(err)
 	}
-	return res, res.Forward(p.Config.KeepSecurityHeader), nil
+	out, stripped := res.Forward(p)
+	res.Stripped = stripped
+	return res, out, nil
 }
 
 // asError makes every failure a security failure with a reason.
