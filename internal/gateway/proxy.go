@@ -18,8 +18,10 @@ import (
 // newProxy builds the reverse proxy of one route. It is an
 // httputil.ReverseProxy with Rewrite (never Director: Rewrite strips
 // hop-by-hop and X-Forwarded-* headers before our hook runs) and a shared
-// buffer pool.
-func newProxy(rc config.Route, pool *bufferPool) (*httputil.ReverseProxy, error) {
+// buffer pool. Rewrite decides what the backend receives besides the body:
+// the path wssgw routed on, no protocol upgrade, and exactly the verified
+// identity headers.
+func newProxy(rc config.Route, pool *bufferPool, reserved reservedHeaders) (*httputil.ReverseProxy, error) {
 	target, err := url.Parse(rc.Backend)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: route %s: backend: %w", rc.Name, err)
@@ -30,13 +32,18 @@ func newProxy(rc config.Route, pool *bufferPool) (*httputil.ReverseProxy, error)
 	}
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
+			// The routed path, decoded (checkPath), re-encoded canonically:
+			// never the client's spelling of it.
+			pr.Out.URL.RawPath = ""
 			pr.SetURL(target)
 			pr.SetXForwarded()
 			// SetURL sets the outbound Host to the backend's, which is what
 			// a backend behind a sidecar expects; the original is in
 			// X-Forwarded-Host.
+			dropUpgrade(pr.Out.Header)
+			reserved.setIdentity(pr.In, pr.Out.Header)
 		},
-		Transport:    transport,
+		Transport:    noSwitchTransport{transport},
 		BufferPool:   pool,
 		ErrorHandler: proxyError,
 		ErrorLog:     discardLog,
