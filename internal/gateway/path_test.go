@@ -163,6 +163,7 @@ func TestForwardedPathIsRoutedPath(t *testing.T) {
 	tests := map[string]struct{ target, want string }{
 		"ok/plain":        {"/public/x", "/public/x"},
 		"ok/query":        {"/public/x?wsdl&a=%2F..%2F", "/public/x?wsdl&a=%2F..%2F"},
+		"ok/query-raw":    {"/public/x?b=2;a=1&c=%zz", "/public/x?b=2;a=1&c=%zz"},
 		"ok/encoded":      {"/public/%41%42", "/public/AB"},
 		"ok/utf8-lower":   {"/public/caf%c3%a9", "/public/caf%C3%A9"},
 		"ok/space":        {"/public/a%20b", "/public/a%20b"},

@@ -35,6 +35,11 @@ func newProxy(rc config.Route, pool *bufferPool, reserved reservedHeaders) (*htt
 			// The routed path, decoded (checkPath), re-encoded canonically:
 			// never the client's spelling of it.
 			pr.Out.URL.RawPath = ""
+			// The query as the client sent it: ReverseProxy re-encodes one
+			// with ; or a bad escape (dropping and reordering parameters),
+			// a guard for proxies that act on the query, which wssgw does
+			// not.
+			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
 			pr.SetURL(target)
 			pr.SetXForwarded()
 			// SetURL sets the outbound Host to the backend's, which is what
