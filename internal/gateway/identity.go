@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"net/http"
+	"slices"
 
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/wss"
@@ -18,43 +19,70 @@ var defaultIdentityHeaders = []string{"X-WSS-Subject", "X-WSS-Thumbprint", "X-WS
 // every route. A client's copy of any of them is removed from every
 // request on every route, policy none included, because a backend may serve
 // several routes and cannot tell which one a request came through.
-type reservedHeaders map[string]bool
+type reservedHeaders []string
 
 func newReservedHeaders(routes []config.Route) reservedHeaders {
-	rs := reservedHeaders{}
+	var rs reservedHeaders
+	add := func(name string) {
+		if f := foldHeaderName(name); name != "" && !slices.Contains(rs, f) {
+			rs = append(rs, f)
+		}
+	}
 	for _, name := range defaultIdentityHeaders {
-		rs[foldHeaderName(name)] = true
+		add(name)
 	}
 	for _, r := range routes {
-		for _, name := range []string{r.IdentityHeaders.Subject, r.IdentityHeaders.Thumbprint, r.IdentityHeaders.Username} {
-			if name != "" {
-				rs[foldHeaderName(name)] = true
-			}
-		}
+		add(r.IdentityHeaders.Subject)
+		add(r.IdentityHeaders.Thumbprint)
+		add(r.IdentityHeaders.Username)
 	}
 	return rs
 }
 
 // foldHeaderName is the spelling of a header name that CGI, WSGI, Rack and
 // PHP backends see: case-insensitive (RFC 9110 §5.1) and with _ and - the
-// same (CGI/1.1, RFC 3875 §4.1.18, maps both to _ in HTTP_* variables).
+// same (CGI/1.1, RFC 3875 §4.1.18, maps - to _ in HTTP_* variables, so
+// X_WSS_Subject and X-WSS-Subject arrive as one HTTP_X_WSS_SUBJECT).
 func foldHeaderName(name string) string {
 	b := []byte(name)
 	for i, c := range b {
-		switch {
-		case 'A' <= c && c <= 'Z':
-			b[i] = c + 'a' - 'A'
-		case c == '_':
-			b[i] = '-'
-		}
+		b[i] = foldByte(c)
 	}
 	return string(b)
+}
+
+func foldByte(c byte) byte {
+	switch {
+	case 'A' <= c && c <= 'Z':
+		return c + 'a' - 'A'
+	case c == '_':
+		return '-'
+	}
+	return c
+}
+
+// has reports whether name, folded, is reserved. It runs on every header of
+// every request, so it compares in place instead of folding a copy.
+func (rs reservedHeaders) has(name string) bool {
+	for _, r := range rs {
+		if len(r) != len(name) {
+			continue
+		}
+		i := 0
+		for i < len(name) && foldByte(name[i]) == r[i] {
+			i++
+		}
+		if i == len(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // strip removes every header whose folded name is reserved.
 func (rs reservedHeaders) strip(h http.Header) {
 	for name := range h {
-		if rs[foldHeaderName(name)] {
+		if rs.has(name) {
 			delete(h, name)
 		}
 	}

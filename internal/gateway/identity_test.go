@@ -41,11 +41,10 @@ func identityRoutes(backend string) func(c *config.Config) {
 
 // reserved returns the backend's identity headers under their folded names.
 func reservedOf(h http.Header) map[string][]string {
-	rs := newReservedHeaders(nil)
-	rs["x-wss-partner"] = true
+	rs := append(newReservedHeaders(nil), "x-wss-partner")
 	out := map[string][]string{}
 	for name, v := range h {
-		if rs[foldHeaderName(name)] {
+		if rs.has(name) {
 			out[foldHeaderName(name)] = append(out[foldHeaderName(name)], v...)
 		}
 	}
