@@ -33,7 +33,7 @@ func (e *exchange) WriteHeader(code int) {
 	// exchange's status: the final one follows.
 	if e.status == 0 && code >= 200 {
 		e.status = code
-		if code >= 200 && e.route != nil && !e.backendAt.IsZero() {
+		if e.route != nil && !e.backendAt.IsZero() {
 			e.route.metrics.Backend(time.Since(e.backendAt))
 		}
 	}
