@@ -34,6 +34,14 @@ func checkPath(r *http.Request) error {
 	return nil
 }
 
+// pathOverrides are request headers some backends take for the request
+// path instead of the request-target: IIS URL Rewrite and frameworks
+// behind it (Symfony before CVE-2018-14773, Zend, Laminas) read
+// X-Original-URL and X-Rewrite-URL. A client's copy would let a request
+// routed to a policy-none route be served as a secured one, so Rewrite
+// removes them (folded, as identity headers) from every request.
+var pathOverrides = reservedHeaders{"x-original-url", "x-rewrite-url"}
+
 // rawPath is the path of the request-target as the client sent it, before
 // any decoding (RFC 9112 §3.2): r.URL.EscapedPath may re-encode it and hide
 // raw bytes. The absolute-form (RFC 9112 §3.2.2) contributes the path after

@@ -179,6 +179,19 @@ func TestForwardedPathIsRoutedPath(t *testing.T) {
 	}
 }
 
+// TestPathOverrideHeadersRemoved: headers that make IIS-style backends
+// serve another path than the routed one never reach the backend.
+func TestPathOverrideHeadersRemoved(t *testing.T) {
+	rec := newRecorder(t)
+	gw := newTraversalFront(t, rec.URL)
+	resp, body := rawPost(t, gw.Listener.Addr().String(), "/public",
+		[]string{"X-Original-URL: /orders", "X-Rewrite-URL: /orders", "x_original_url: /orders", "X-Original-Url: /orders"}, []byte("<x/>"))
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	for name := range rec.last(t).header {
+		assert.False(t, pathOverrides.has(name), "%s reached the backend", name)
+	}
+}
+
 // FuzzCanonicalPath: a path wssgw accepts is one a normalizing backend
 // leaves as it is, so routing and backend agree on its segments; and the
 // path forwarded (the decoded path re-encoded) is accepted and means the

@@ -19,8 +19,8 @@ import (
 // httputil.ReverseProxy with Rewrite (never Director: Rewrite strips
 // hop-by-hop and X-Forwarded-* headers before our hook runs) and a shared
 // buffer pool. Rewrite decides what the backend receives besides the body:
-// the path wssgw routed on, no protocol upgrade, and exactly the verified
-// identity headers.
+// the path wssgw routed on (and no header overriding it), no protocol
+// upgrade, and exactly the verified identity headers.
 func newProxy(rc config.Route, pool *bufferPool, reserved reservedHeaders) (*httputil.ReverseProxy, error) {
 	target, err := url.Parse(rc.Backend)
 	if err != nil {
@@ -46,6 +46,7 @@ func newProxy(rc config.Route, pool *bufferPool, reserved reservedHeaders) (*htt
 			// a backend behind a sidecar expects; the original is in
 			// X-Forwarded-Host.
 			dropUpgrade(pr.Out.Header)
+			pathOverrides.strip(pr.Out.Header)
 			reserved.setIdentity(pr.In, pr.Out.Header)
 		},
 		Transport:    noSwitchTransport{transport},
