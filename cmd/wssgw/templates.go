@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -83,7 +85,7 @@ func newTemplatesCmd() *cobra.Command {
 			defer resp.Body.Close()
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 			if resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("templates: %s: %s", resp.Status, body)
+				return adminError(admin, resp, body)
 			}
 			_, err = cmd.OutOrStdout().Write(body)
 			return err
@@ -105,7 +107,23 @@ func getJSON(u string, v any) error {
 		return fmt.Errorf("templates: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("templates: %s: %s", resp.Status, body)
+		return adminError(u, resp, body)
 	}
 	return json.Unmarshal(body, v)
+}
+
+// errTemplatesOff is the admin listener answering 404 for the templates
+// API: the gateway runs without admin.templates: true.
+var errTemplatesOff = errors.New("templates: the gateway's admin listener does not serve the templates API; " +
+	"it is off by default (an export holds real partner messages): set admin.templates: true " +
+	"(or WSSGW_ADMIN_TEMPLATES=true) on the gateway to enable it")
+
+// adminError explains a failed admin request. A 404 is the templates API
+// switched off, unless it is templatesHandler's own answer for an unknown
+// template id.
+func adminError(u string, resp *http.Response, body []byte) error {
+	if resp.StatusCode == http.StatusNotFound && !strings.HasPrefix(string(body), "no template ") {
+		return fmt.Errorf("%w (%s answered %s)", errTemplatesOff, u, resp.Status)
+	}
+	return fmt.Errorf("templates: %s: %s", resp.Status, body)
 }

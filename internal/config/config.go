@@ -65,12 +65,19 @@ type Server struct {
 	MaxHeaderBytes ByteSize `mapstructure:"maxHeaderBytes"`
 }
 
-// Admin is the admin listener: /metrics, /healthz, /readyz, /debug/pprof.
+// Admin is the admin listener: /metrics, /healthz, /readyz, /debug/pprof,
+// /templates.
 type Admin struct {
 	Listen string `mapstructure:"listen"`
 	// Pprof mounts /debug/pprof; off by default because profiles reveal
 	// internals and cost CPU.
 	Pprof bool `mapstructure:"pprof"`
+	// Templates mounts /templates, /templates/{id}, /templates/export and
+	// /templates/import; off by default because an export holds real
+	// accepted partner messages (payload, tokens, signatures) and an
+	// import teaches the fast path, both to anyone who reaches the admin
+	// port (often every Prometheus scraper).
+	Templates bool `mapstructure:"templates"`
 }
 
 // Log configures log/slog.

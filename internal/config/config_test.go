@@ -121,11 +121,12 @@ func TestValidate(t *testing.T) {
 		"fail/path-shapes": {func(c *Config) {
 			r := c.Routes[0]
 			c.Routes = nil
-			for i, p := range []string{"/a/", "/a?b", "/a//b", "/a/../b", "/%41"} {
+			for i, p := range []string{"/a/", "/a?b", "/a//b", "/a/../b", "/%41", "/a/./b", "/a/.", "/a;jsessionid=1", "/a\\b", "/a\tb"} {
 				r.Name, r.Path = string(rune('a'+i)), p
 				c.Routes = append(c.Routes, r)
 			}
-		}, []string{"routes[0].path", "routes[1].path", "routes[2].path", "routes[3].path", "routes[4].path"}},
+		}, []string{"routes[0].path", "routes[1].path", "routes[2].path", "routes[3].path", "routes[4].path",
+			"routes[5].path", "routes[6].path", "routes[7].path", "routes[8].path", "routes[9].path"}},
 		"fail/backend-shapes": {func(c *Config) {
 			r := c.Routes[0]
 			c.Routes = nil

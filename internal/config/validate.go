@@ -161,6 +161,11 @@ func checkPath(ps *Problems, key, p string) {
 		ps.add(key, "must not end with '/' (prefixes match on segment boundaries), got %q", p)
 	case strings.ContainsAny(p, "?#%") || strings.Contains(p, "//") || strings.Contains(p, "/../") || strings.HasSuffix(p, "/.."):
 		ps.add(key, "must be a clean path without query, fragment, escapes or dot segments, got %q", p)
+	case strings.Contains(p, "/./") || strings.HasSuffix(p, "/.") || strings.ContainsAny(p, ";\\") ||
+		strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		// The gateway refuses such request paths (gateway/path.go): the
+		// route could never match.
+		ps.add(key, "must not contain . segments, ';', '\\' or control characters (requests with them are refused), got %q", p)
 	}
 }
 

@@ -3,17 +3,23 @@ package gateway
 import (
 	"net/http"
 	"net/http/pprof"
+
+	"github.com/wssgw/wssgw/internal/config"
 )
 
 // adminHandler serves the admin listener. It never shares a port with the
-// data plane: metrics and profiles are not for partners.
-func (s *Server) adminHandler(enablePprof bool) http.Handler {
+// data plane: metrics and profiles are not for partners. The templates API
+// and pprof are mounted only when the configuration enables them: unmounted,
+// they answer 404 like any unknown path.
+func (s *Server) adminHandler(cfg config.Admin) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", s.metrics.Handler())
-	mux.HandleFunc("GET /templates", s.templatesHandler)
-	mux.HandleFunc("GET /templates/export", s.exportHandler)
-	mux.HandleFunc("POST /templates/import", s.importHandler)
-	mux.HandleFunc("GET /templates/{id}", s.templatesHandler)
+	if cfg.Templates {
+		mux.HandleFunc("GET /templates", s.templatesHandler)
+		mux.HandleFunc("GET /templates/export", s.exportHandler)
+		mux.HandleFunc("POST /templates/import", s.importHandler)
+		mux.HandleFunc("GET /templates/{id}", s.templatesHandler)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeText(w, http.StatusOK, "ok\n")
 	})
@@ -24,7 +30,7 @@ func (s *Server) adminHandler(enablePprof bool) http.Handler {
 		}
 		writeText(w, http.StatusServiceUnavailable, "not ready\n")
 	})
-	if enablePprof {
+	if cfg.Pprof {
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
 		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)

@@ -29,9 +29,11 @@ type exchange struct {
 }
 
 func (e *exchange) WriteHeader(code int) {
-	if e.status == 0 {
+	// An informational response (100, 103 relayed by the proxy) is not the
+	// exchange's status: the final one follows.
+	if e.status == 0 && code >= 200 {
 		e.status = code
-		if code >= 200 && e.route != nil && !e.backendAt.IsZero() {
+		if e.route != nil && !e.backendAt.IsZero() {
 			e.route.metrics.Backend(time.Since(e.backendAt))
 		}
 	}

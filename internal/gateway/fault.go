@@ -70,6 +70,10 @@ func classify(err error) failure {
 	case errors.Is(err, errContentType):
 		return failure{http.StatusUnsupportedMediaType, soap.Sender,
 			"Unsupported media type: expected text/xml, application/soap+xml or multipart/related", metrics.UnsupportedMediaType, nil}
+	case errors.Is(err, errUpgrade):
+		return failure{http.StatusBadRequest, soap.Sender, "Protocol upgrade not allowed", metrics.BadRequest, nil}
+	case errors.Is(err, errPath):
+		return failure{http.StatusBadRequest, soap.Sender, "Invalid request path", metrics.BadRequest, nil}
 	case errors.Is(err, errNoRoute):
 		return failure{http.StatusNotFound, soap.Sender, "No service at this path", metrics.Unrouted, nil}
 	case errors.As(err, &tooLarge):

@@ -35,8 +35,9 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 	routes := make([]*route, 0, len(cfg.Routes))
 	ctx, stop := context.WithCancel(context.Background())
 	responders := map[string]*responder{}
+	reserved := newReservedHeaders(cfg.Routes)
 	for _, rc := range cfg.Routes {
-		r, err := newRoute(rc, m, pool)
+		r, err := newRoute(rc, m, pool, reserved)
 		if err == nil && rc.Policy != config.PolicyNone {
 			r.security, err = newSecurity(rc, ps.byName[rc.Policy], ps.metrics[rc.Policy], cfg.XML, cfg.MIME, ps.templates[rc.Policy], log)
 		}
@@ -78,12 +79,26 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	kind, version := soap.Classify(r.Header.Get("Content-Type"))
 	e.version = version
+	if err := refuse(r); err != nil {
+		e.fail(err)
+		return
+	}
 	e.route = g.routes.match(r.URL.Path)
 	if err := admit(r, e.route, kind); err != nil {
 		e.fail(err)
 		return
 	}
 	g.forward(w, r, e, kind)
+}
+
+// refuse applies the checks made on every request before routing: no
+// protocol switch (upgrade.go) and a canonical path (path.go), so that the
+// route chosen and the resource the backend serves are the same.
+func refuse(r *http.Request) error {
+	if err := checkUpgrade(r.Header); err != nil {
+		return err
+	}
+	return checkPath(r)
 }
 
 // admit applies the checks that need no body: route, method, content type,
@@ -121,6 +136,7 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange, k
 		if rt.responder != nil {
 			r = withRequester(r, res, rt.responder.cfg.SignatureConfirmation)
 		}
+		r = withIdentity(r, identityOf(rt.security.identity, res))
 		if kind != soap.Multipart { // secure set a multipart body itself
 			r.Body = io.NopCloser(bytes.NewReader(out))
 			r.ContentLength = int64(len(out))

@@ -51,6 +51,12 @@ func newFront(t *testing.T, backend string, mutate func(*config.Route)) *front {
 // outcome reads wssgw_requests_total for the route and an outcome.
 func (f *front) outcome(t *testing.T, o metrics.Outcome) float64 {
 	t.Helper()
+	return f.routeOutcome(t, "orders", o)
+}
+
+// routeOutcome reads wssgw_requests_total for a route and an outcome.
+func (f *front) routeOutcome(t *testing.T, route string, o metrics.Outcome) float64 {
+	t.Helper()
 	fams, err := f.metrics.Registry().Gather()
 	require.NoError(t, err)
 	for _, fam := range fams {
@@ -62,12 +68,12 @@ func (f *front) outcome(t *testing.T, o metrics.Outcome) float64 {
 			for _, l := range m.Label {
 				labels[l.GetName()] = l.GetValue()
 			}
-			if labels[metrics.LabelRoute] == "orders" && labels[metrics.LabelOutcome] == o.String() {
+			if labels[metrics.LabelRoute] == route && labels[metrics.LabelOutcome] == o.String() {
 				return m.Counter.GetValue()
 			}
 		}
 	}
-	t.Fatalf("no series for outcome %s", o)
+	t.Fatalf("no series for route %s, outcome %s", route, o)
 	return 0
 }
 
@@ -108,6 +114,9 @@ func TestClassify(t *testing.T) {
 		"fail/method":          {errMethod, 405, metrics.MethodNotAllowed},
 		"fail/content-type":    {fmt.Errorf("%w: x", errContentType), 415, metrics.UnsupportedMediaType},
 		"fail/no-route":        {errNoRoute, 404, metrics.Unrouted},
+		"fail/upgrade":         {fmt.Errorf("%w: Upgrade header", errUpgrade), 400, metrics.BadRequest},
+		"fail/path":            {fmt.Errorf("%w: dot segment", errPath), 400, metrics.BadRequest},
+		"fail/backend-switch":  {&backendError{errBackendSwitch}, 502, metrics.BackendUnavailable},
 		"fail/too-large":       {&http.MaxBytesError{Limit: 1}, 413, metrics.TooLarge},
 		"fail/too-large-body":  {&clientBodyError{&http.MaxBytesError{Limit: 1}}, 413, metrics.TooLarge},
 		"fail/client-slow":     {&clientBodyError{timeout}, 408, metrics.ClientTimeout},

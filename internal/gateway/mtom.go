@@ -27,7 +27,6 @@ func (s *security) secureMultipart(ctx context.Context, r *http.Request, body io
 	if err != nil {
 		return nil, s.readError(body, err)
 	}
-	s.stripIdentity(r.Header)
 	atts := wss.PackageAttachments(pkg, "")
 	engine, ok := s.engine.(wss.AttachmentEngine)
 	if !ok {
@@ -41,7 +40,6 @@ func (s *security) secureMultipart(ctx context.Context, r *http.Request, body io
 		return nil, s.reject(err)
 	}
 	if res != nil {
-		s.setIdentity(r.Header, res)
 		dropConsumed(pkg, res.Consumed)
 	}
 	ctype, w := pkg.Writer(root)

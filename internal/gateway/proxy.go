@@ -18,8 +18,10 @@ import (
 // newProxy builds the reverse proxy of one route. It is an
 // httputil.ReverseProxy with Rewrite (never Director: Rewrite strips
 // hop-by-hop and X-Forwarded-* headers before our hook runs) and a shared
-// buffer pool.
-func newProxy(rc config.Route, pool *bufferPool) (*httputil.ReverseProxy, error) {
+// buffer pool. Rewrite decides what the backend receives besides the body:
+// the path wssgw routed on (and no header overriding it), no protocol
+// upgrade, and exactly the verified identity headers.
+func newProxy(rc config.Route, pool *bufferPool, reserved reservedHeaders) (*httputil.ReverseProxy, error) {
 	target, err := url.Parse(rc.Backend)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: route %s: backend: %w", rc.Name, err)
@@ -30,13 +32,24 @@ func newProxy(rc config.Route, pool *bufferPool) (*httputil.ReverseProxy, error)
 	}
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
+			// The routed path, decoded (checkPath), re-encoded canonically:
+			// never the client's spelling of it.
+			pr.Out.URL.RawPath = ""
+			// The query as the client sent it: ReverseProxy re-encodes one
+			// with ; or a bad escape (dropping and reordering parameters),
+			// a guard for proxies that act on the query, which wssgw does
+			// not.
+			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
 			pr.SetURL(target)
 			pr.SetXForwarded()
 			// SetURL sets the outbound Host to the backend's, which is what
 			// a backend behind a sidecar expects; the original is in
 			// X-Forwarded-Host.
+			dropUpgrade(pr.Out.Header)
+			pathOverrides.strip(pr.Out.Header)
+			reserved.setIdentity(pr.In, pr.Out.Header)
 		},
-		Transport:    transport,
+		Transport:    noSwitchTransport{transport},
 		BufferPool:   pool,
 		ErrorHandler: proxyError,
 		ErrorLog:     discardLog,

@@ -54,8 +54,8 @@ func matchPrefix(path, prefix string) bool {
 }
 
 // newRoute builds a route from its validated config.
-func newRoute(rc config.Route, m *metrics.Metrics, pool *bufferPool) (*route, error) {
-	p, err := newProxy(rc, pool)
+func newRoute(rc config.Route, m *metrics.Metrics, pool *bufferPool, reserved reservedHeaders) (*route, error) {
+	p, err := newProxy(rc, pool, reserved)
 	if err != nil {
 		return nil, err
 	}

@@ -68,8 +68,8 @@ func wsseCode(local string) *soap.QName {
 }
 
 // secure reads the whole body, verifies it and returns the bytes to forward
-// with the identity headers to set, and the verified facts (nil when the
-// message was forwarded unparsed) for the response.
+// and the verified facts (nil when the message was forwarded unparsed) for
+// the identity headers (identity.go) and the response.
 func (s *security) secure(ctx context.Context, r *http.Request, body io.Reader, rm *metrics.RouteMetrics, kind soap.Kind) ([]byte, *wss.Result, error) {
 	if kind == soap.Multipart {
 		// The package replaces r.Body itself: it is streamed, not bytes.
@@ -84,14 +84,10 @@ func (s *security) secure(ctx context.Context, r *http.Request, body io.Reader, 
 		}
 		return nil, nil, &clientBodyError{err}
 	}
-	s.stripIdentity(r.Header)
 	res, out, err := s.policy.Verify(ctx, s.engine, data, s.now())
 	s.observe(rm, res)
 	if err != nil {
 		return nil, nil, s.reject(err)
-	}
-	if res != nil {
-		s.setIdentity(r.Header, res)
 	}
 	return out, res, nil
 }
@@ -127,32 +123,6 @@ func (s *security) reject(err error) error {
 	}
 	s.metrics.Failure(we.Reason.String())
 	return &securityError{err: we, detailed: s.policy.Config.DetailedFaults}
-}
-
-// stripIdentity removes client-sent copies of the identity headers: only
-// wssgw may assert who signed.
-func (s *security) stripIdentity(h http.Header) {
-	for _, name := range []string{s.identity.Subject, s.identity.Thumbprint, s.identity.Username} {
-		if name != "" {
-			h.Del(name)
-		}
-	}
-}
-
-func (s *security) setIdentity(h http.Header, res *wss.Result) {
-	if id := res.Signer(); id != nil {
-		setIf(h, s.identity.Subject, id.Subject)
-		setIf(h, s.identity.Thumbprint, id.SHA256)
-	}
-	if res.Username != nil {
-		setIf(h, s.identity.Username, res.Username.Username)
-	}
-}
-
-func setIf(h http.Header, name, value string) {
-	if name != "" && value != "" {
-		h.Set(name, value)
-	}
 }
 
 // count records the algorithms the partner used, as closed-set labels,

@@ -69,7 +69,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	data := s.dataServer()
 	admin := &http.Server{
-		Handler:           s.adminHandler(s.cfg.Admin.Pprof),
+		Handler:           s.adminHandler(s.cfg.Admin),
 		ReadHeaderTimeout: 5 * time.Second,
 		ErrorLog:          discardLog,
 	}

@@ -3,9 +3,7 @@ package gateway
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,27 +12,6 @@ import (
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/metrics"
 )
-
-// recorder is a backend that keeps the bodies it receives.
-type recorder struct {
-	mu     sync.Mutex
-	bodies []string
-}
-
-func (rc *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	b, _ := io.ReadAll(r.Body)
-	rc.mu.Lock()
-	rc.bodies = append(rc.bodies, string(b))
-	rc.mu.Unlock()
-	w.Header().Set("Content-Type", "text/xml; charset=utf-8")
-	_, _ = io.WriteString(w, `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body/></soapenv:Envelope>`)
-}
-
-func (rc *recorder) received() []string {
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	return append([]string(nil), rc.bodies...)
-}
 
 // stripCount reads wssgw_unsigned_stripped_total for the policy and kind.
 func (f *front) stripCount(t *testing.T, kind string) float64 {
@@ -84,10 +61,9 @@ func TestUnsignedContentReachesNoBackend(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			backend := &recorder{}
-			bs := httptest.NewServer(backend)
-			t.Cleanup(bs.Close)
-			f := newSigningFrontConfig(t, bs.URL, k, func(r *config.Responses) { *r = config.DefaultResponses() }, func(c *config.Config) {
+			backend := newRecorder(t)
+			backend.body = []byte(`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body/></soapenv:Envelope>`)
+			f := newSigningFrontConfig(t, backend.URL, k, func(r *config.Responses) { *r = config.DefaultResponses() }, func(c *config.Config) {
 				p := c.Policies["partner"]
 				p.UnsignedHeaders = tc.mode
 				c.Policies["partner"] = p
@@ -99,7 +75,7 @@ func TestUnsignedContentReachesNoBackend(t *testing.T) {
 			require.Contains(t, msg, "x:Admin")
 			resp := post(t, f.URL, []byte(msg))
 			assert.Equal(t, tc.status, resp.StatusCode)
-			got := backend.received()
+			got := backend.bodies()
 			if tc.received == nil {
 				assert.Empty(t, got, "nothing reaches the backend")
 				body, _ := io.ReadAll(resp.Body)

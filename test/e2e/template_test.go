@@ -26,7 +26,9 @@ func TestWSS4JProfilesOnTemplatePath(t *testing.T) {
 	jar := wss4jJar(t)
 	pki := newPartnerPKI(t)
 	backend := newRecordingBackend(t, []byte("<ok/>"), "text/xml")
-	gw := startGateway(t, pki.securedConfig(backend.URL, ""))
+	// The admin templates API is off by default (admin.templates).
+	gw := startGateway(t, strings.Replace(pki.securedConfig(backend.URL, ""),
+		"admin: {listen: 127.0.0.1:0}", "admin: {listen: 127.0.0.1:0, templates: true}", 1))
 
 	profiles := []struct {
 		profile, route string
@@ -111,6 +113,12 @@ func TestWSS4JProfilesOnTemplatePath(t *testing.T) {
 		// A new gateway (a new pod) starts from the file: its very first
 		// message of a known shape is on the template path.
 		gw2 := startGateway(t, pki.securedConfig(backend.URL, "templates: {importFile: "+file+"}"))
+		// Warm start needs no admin API, which stays off by default: an
+		// export holds real partner messages.
+		for _, path := range []string{"/templates", "/templates/export"} {
+			status, _ := get(t, gw2.admin+path)
+			assert.Equal(t, http.StatusNotFound, status, path)
+		}
 		m := scrape(t, gw2)
 		assert.Equal(t, 7.0, value(t, m, metrics.NameTemplates, map[string]string{"policy": "signed"})+
 			value(t, m, metrics.NameTemplates, map[string]string{"policy": "user"})+

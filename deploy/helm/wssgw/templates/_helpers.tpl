@@ -84,14 +84,17 @@ or the application's pods wssgw was added to (sidecar.podSelector). */}}
 
 {{/*
 The whole wssgw configuration: .Values.config with the listen addresses taken
-from .Values.ports (so probes, Service and ServiceMonitor agree) and, with
-warmStart, templates.importFile pointing at the mounted export.
+from .Values.ports (so probes, Service and ServiceMonitor agree), admin.templates
+explicit (false unless set) and, with warmStart, templates.importFile pointing at
+the mounted export.
 */}}
 {{- define "wssgw.config" -}}
 {{- $c := deepCopy (.Values.config | default dict) }}
 {{- $_ := set $c "listen" (printf ":%d" (int .Values.ports.data)) }}
 {{- $admin := get $c "admin" | default dict }}
 {{- $_ := set $admin "listen" (printf ":%d" (int .Values.ports.admin)) }}
+{{- /* Rendered explicitly: the templates API is off unless a value enables it. */}}
+{{- $_ := set $admin "templates" (get $admin "templates" | default false) }}
 {{- $_ := set $c "admin" $admin }}
 {{- if .Values.warmStart.enabled }}
 {{- $t := get $c "templates" | default dict }}
