@@ -31,7 +31,8 @@ type bypassRecord struct {
 // path it normalizes like Tomcat, and switches protocols whenever asked
 // (it answers 101 to any Upgrade and records every later byte on the
 // socket as tunnelled). Issue 13 items 1 and 2 are about what such a
-// backend does with what a gateway lets through.
+// backend does with what a gateway lets through. A path ending in /switch
+// gets a 101 even without an Upgrade header.
 type bypassBackend struct {
 	URL string
 	srv *http.Server
@@ -80,6 +81,11 @@ func (b *bypassBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b.mu.Unlock()
 	if up := r.Header.Get("Upgrade"); up != "" {
 		b.upgrade(w, up)
+		return
+	}
+	if strings.HasSuffix(r.URL.Path, "/switch") {
+		// A backend that switches protocols unasked.
+		b.upgrade(w, "h2c")
 		return
 	}
 	w.Header().Set("Content-Type", "text/xml; charset=utf-8")

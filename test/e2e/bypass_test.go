@@ -283,6 +283,21 @@ func TestBypass(t *testing.T) {
 			{"policy-none-h2c", "/public", []string{"Connection: Upgrade, HTTP2-Settings", "Upgrade: h2c", "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA"}, false},
 			{"policy-none-websocket", "/orders/wsdl", []string{"Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13"}, false},
 		}
+		// Defence in depth: a backend's 101 is never relayed, even
+		// unasked; the exchange ends in a 502 fault.
+		t.Run("fail/backend-101-unasked", func(t *testing.T) {
+			before := backend.tunnel()
+			resp, conn, br := roundTrip(t, gw, rawRequest{target: "/public/switch", contentType: ct11, body: unsigned,
+				header: []string{"X-Request-Id: " + nextID()}})
+			_, _ = conn.Write(rawRequest{target: "/orders", contentType: ct11, body: unsigned, header: []string{"Connection: close"}}.bytes())
+			_ = conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+			_, _ = io.Copy(io.Discard, br)
+			backend.settle(t)
+			require.NotEqual(t, http.StatusSwitchingProtocols, resp.status, "SECURITY: the gateway relayed a 101")
+			assert.Equal(t, http.StatusBadGateway, resp.status, "%s", resp.body)
+			assert.Contains(t, []string{"soap:Server", "env:Receiver"}, soapFaultCode(t, resp))
+			assert.Equal(t, string(before), string(backend.tunnel()), "SECURITY: bytes were tunnelled to the backend")
+		})
 		for _, c := range cases {
 			t.Run("fail/"+c.name, func(t *testing.T) {
 				n := backend.count()
@@ -376,12 +391,12 @@ func TestBypass(t *testing.T) {
 			before = hits()
 		}
 		resp, id := post(t, g, "/orders", ct11, swap(t, msg))
-		nothingForwarded(t, accepted)
-		securityFault(t, "cert-swap", resp, "1.1")
-		assert.Equal(t, "replay", reasonOf(t, g, id), "the swapped message is a replay")
 		if templates {
 			assert.Equal(t, before+1, hits(), "the swapped message was verified on the template path")
 		}
+		nothingForwarded(t, accepted)
+		securityFault(t, "cert-swap", resp, "1.1")
+		assert.Equal(t, "replay", reasonOf(t, g, id), "the swapped message is a replay")
 		assert.Equal(t, n+map[bool]int{true: 2, false: 1}[templates], backend.count())
 	}
 	t.Run("cert-swap-replay", func(t *testing.T) {
@@ -714,9 +729,34 @@ func TestBypass(t *testing.T) {
 			securityFault(t, "encrypted-keys", resp, "1.1")
 			line := logLine(t, gw, id)
 			errText, _ := line["error"].(string)
-			assert.Contains(t, strings.ToLower(errText), "encryptedkey", "the log names the bound: %s", errText)
+			assert.Regexp(t, `(?i)encrypted[ _-]?keys?`, errText, "the log names the bound")
 			assert.Equal(t, decrypts, stageCount(t, gw, "orders", metrics.StageDecrypt), "no key was unwrapped for it")
 			t.Logf("rejected in %v: %s", elapsed.Round(time.Millisecond), errText)
+		})
+		t.Run("configured-bound", func(t *testing.T) {
+			g := startGateway(t, pki.bypassConfig(backend.URL, bypassOptions{top: "xml: {maxEncryptedKeys: 2}"}))
+			encrypted := func(o *signer.Options) { o.EncryptFor = pki.server.Cert }
+			t.Run("ok/one-encryptedkey", func(t *testing.T) {
+				resp, _ := post(t, g, "/orders", ct11, pki.sign(t, soap.NS11, encrypted))
+				require.Equal(t, http.StatusOK, resp.status, "%s\n%s", resp.body, lastLog(g))
+			})
+			t.Run("fail/three-encryptedkeys-signed", func(t *testing.T) {
+				// A signed message: the bound holds whatever else is right.
+				msg := string(pki.sign(t, soap.NS11, encrypted))
+				ek := encryptedKeyRE.FindString(msg)
+				require.NotEmpty(t, ek)
+				copies := ""
+				for i := 1; i < 3; i++ {
+					c := referenceRE.ReplaceAllLiteralString(ek, "")
+					copies += regexp.MustCompile(` Id="([^"]+)"`).ReplaceAllString(c, fmt.Sprintf(` Id="${1}-%d"`, i))
+				}
+				n := backend.count()
+				resp, id := post(t, g, "/orders", ct11, []byte(strings.Replace(msg, ek, ek+copies, 1)))
+				nothingForwarded(t, n)
+				securityFault(t, "encrypted-keys-bound", resp, "1.1")
+				errText, _ := logLine(t, g, id)["error"].(string)
+				assert.Regexp(t, `(?i)encrypted[ _-]?keys?`, errText, "the log names the bound")
+			})
 		})
 	})
 
