@@ -352,6 +352,14 @@ func TestBypass(t *testing.T) {
 				faults.add("path", target, resp)
 			})
 		}
+		// Other percent-encodings pass, routed by the decoded path.
+		t.Run("ok/percent-encoded-letter", func(t *testing.T) {
+			n := backend.count()
+			resp, _ := post(t, gw, "/public/x%41", ct11, unsigned)
+			require.Equal(t, http.StatusOK, resp.status, "%s", resp.body)
+			require.Equal(t, n+1, backend.count())
+			assert.Equal(t, "/public/xA", backend.last().Path)
+		})
 		// Query strings are the backend's business: forwarded untouched.
 		t.Run("ok/query-untouched", func(t *testing.T) {
 			n := backend.count()
