@@ -29,7 +29,9 @@
 // UTF-8, the other SOAP version).
 //
 // Replays returns a separate set: messages that are acceptable once but must
-// be rejected after the original was accepted (the replay cache, §1E).
+// be rejected after the original was accepted (the replay cache, §1E);
+// TokenSwaps adds the same message carrying another certificate of the
+// signing key in its unsigned BinarySecurityToken.
 //
 // KeyResigner and SelfIssuedResigner are ready-made attacker Resigners: a
 // minimal WS-Security signer (exc-c14n, RSA-SHA256 or ECDSA-SHA256, a BST,

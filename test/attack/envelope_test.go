@@ -16,6 +16,7 @@ import (
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/dom"
 	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/replay"
 	"github.com/wssgw/wssgw/internal/signer"
 	"github.com/wssgw/wssgw/internal/template"
 	"github.com/wssgw/wssgw/internal/testpki"
@@ -35,16 +36,19 @@ type engines struct {
 // signedMessages signs plain envelopes with a throw-away CA's key, so that
 // the family runs without the shared vectors.
 type signedMessages struct {
-	leaf *testpki.Leaf
-	ca   string
-	now  time.Time
+	leaf    *testpki.Leaf
+	renewed *testpki.Leaf // another certificate of leaf's key
+	ca      string
+	now     time.Time
 }
 
 func newSignedMessages(t *testing.T) *signedMessages {
 	t.Helper()
 	dir := t.TempDir()
 	ca := testpki.NewCA(t, "attack CA")
-	return &signedMessages{leaf: ca.IssueRSA(t, dir, "partner"), ca: ca.WriteCert(t, dir), now: time.Now().UTC().Truncate(time.Second)}
+	s := &signedMessages{leaf: ca.IssueRSA(t, dir, "partner"), ca: ca.WriteCert(t, dir), now: time.Now().UTC().Truncate(time.Second)}
+	s.renewed = ca.Renew(t, dir, "partner-renewed", s.leaf)
+	return s
 }
 
 // sign secures a SOAP envelope of the given version whose Body holds text.
@@ -290,4 +294,58 @@ func TestEnvelopeGenerators(t *testing.T) {
 		assert.Equal(t, 2, mismatch)
 		assert.True(t, bytes.HasPrefix(msg, []byte("<?xml")))
 	}
+}
+
+// TestTokenSwapIsReplayOnBothEngines: an accepted message resent with its
+// BinarySecurityToken swapped for another certificate of the same key
+// (a same-key renewal from the same CA) is a replay, on the template path
+// and on the DOM engine (issue 13 item 3).
+func TestTokenSwapIsReplayOnBothEngines(t *testing.T) {
+	s := newSignedMessages(t)
+	for _, v := range versions {
+		for _, engine := range []string{"template", "dom"} {
+			t.Run("fail/"+v.name+"/"+engine, func(t *testing.T) {
+				e := s.enginesWithReplay(t)
+				var eng wss.Engine = e.dom
+				if engine == "template" {
+					eng = e.template
+					e.learn(t, s.sign(t, v.soap12, "learn"), s.now)
+				}
+				msg := s.sign(t, v.soap12, "swap")
+				res, _, err := e.policy.Verify(context.Background(), eng, msg, s.now)
+				require.NoError(t, err, "the original is accepted")
+				if engine == "template" {
+					require.Equal(t, metrics.LookupHit, res.Lookup)
+				}
+				swaps, err := TokenSwaps(msg, s.renewed.Cert.Raw)
+				require.NoError(t, err)
+				require.Len(t, swaps, 1)
+				require.NotEqual(t, msg, swaps[0].Data)
+				res, fwd, err := e.policy.Verify(context.Background(), eng, swaps[0].Data, s.now)
+				var we *wss.Error
+				require.ErrorAs(t, err, &we, "SECURITY: the swapped message is accepted again and forwarded:\n%s", fwd)
+				assert.Equal(t, wss.ReasonReplay, we.Reason, "%v", err)
+				if engine == "template" && res != nil {
+					assert.Equal(t, metrics.LookupHit, res.Lookup, "the swapped message is on the template path")
+				}
+			})
+		}
+	}
+}
+
+// enginesWithReplay is engines with the policy's replay check on, over a
+// fresh memory store.
+func (s *signedMessages) enginesWithReplay(t *testing.T) *engines {
+	t.Helper()
+	p := config.DefaultPolicy()
+	p.Trust.CAFiles = []string{s.ca}
+	pol, err := wss.Compile("attack", p, replay.NewMemory(replay.MemoryOptions{Clock: func() time.Time { return s.now }}), wcrypto.ReloadOptions{})
+	require.NoError(t, err)
+	d, err := dom.New(xmlscan.DefaultConfig())
+	require.NoError(t, err)
+	o := template.DefaultOptions()
+	o.LearnPerSecond, o.LearnBurst, o.ShadowRate = 1e9, 1e9, 0
+	te, err := template.New(d, xmlscan.DefaultConfig(), template.NewStore(pol, o, nil), nil)
+	require.NoError(t, err)
+	return &engines{policy: pol, dom: d, template: te}
 }
