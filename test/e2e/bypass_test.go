@@ -474,6 +474,23 @@ func TestBypass(t *testing.T) {
 				}
 			}
 		}
+		// The root part of an MTOM package is the envelope: same rule.
+		for _, c := range []struct{ name, charset string }{{"ok/mtom-root-utf-8", "UTF-8"}, {"fail/mtom-root-iso-8859-1", "ISO-8859-1"}} {
+			t.Run(c.name, func(t *testing.T) {
+				pkg := mtomPackage([]mtomPart{
+					{mtomRootCID, `application/xop+xml; charset=` + c.charset + `; type="text/xml"`, pki.sign(t, soap.NS11, nil)},
+				})
+				n := backend.count()
+				resp, _ := post(t, gw, "/orders", mtomContentType(), pkg)
+				if c.charset == "UTF-8" {
+					require.Equal(t, http.StatusOK, resp.status, "%s\n%s", resp.body, lastLog(gw))
+					return
+				}
+				nothingForwarded(t, n)
+				requestFault(t, resp, http.StatusUnsupportedMediaType, "")
+				faults.add("charset", c.name, resp)
+			})
+		}
 		for _, c := range []struct {
 			name, route, ns, ct, action string
 		}{
