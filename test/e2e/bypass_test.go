@@ -548,9 +548,9 @@ func TestBypass(t *testing.T) {
 	// uniform fault; on a policy-none route the gate's fault.
 	t.Run("envelope-text", func(t *testing.T) {
 		for _, v := range []struct{ name, ns, version string }{{"soap1.1", soap.NS11, "1.1"}, {"soap1.2", soap.NS12, "1.2"}} {
-			names, err := attack.Mutate(pki.sign(t, v.ns, nil))
+			catalogue, err := attack.Mutate(pki.sign(t, v.ns, nil))
 			require.NoError(t, err)
-			for _, mu := range names {
+			for _, mu := range catalogue {
 				if mu.Family != attack.FamilyEnvelope {
 					continue
 				}
