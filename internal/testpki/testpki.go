@@ -114,7 +114,7 @@ func (ca *CA) Pool() *x509.CertPool {
 // localhost and name) and client, and writes it to dir.
 func (ca *CA) Issue(t testing.TB, dir, name string) *Leaf {
 	t.Helper()
-	return ca.issue(t, dir, name, name, newKey(t))
+	return ca.issue(t, dir, name, newKey(t))
 }
 
 // IssueRSA is Issue with an RSA-2048 key that may also encrypt (key
@@ -125,12 +125,18 @@ func (ca *CA) IssueRSA(t testing.TB, dir, name string) *Leaf {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ca.issue(t, dir, name, name, key)
+	return ca.issue(t, dir, name, key)
 }
 
-// issue makes a leaf with common name cn for key, written to dir as
-// file.crt and file.key.
-func (ca *CA) issue(t testing.TB, dir, file, cn string, key crypto.Signer) *Leaf {
+// Renew issues another certificate for l's key and subject with a new
+// serial number, a same-key renewal, and writes it to dir (pass another
+// directory than l's, or l's files are replaced).
+func (ca *CA) Renew(t testing.TB, dir string, l *Leaf) *Leaf {
+	t.Helper()
+	return ca.issue(t, dir, l.Cert.Subject.CommonName, l.Key)
+}
+
+func (ca *CA) issue(t testing.TB, dir, name string, key crypto.Signer) *Leaf {
 	ca.serial++
 	spki, err := x509.MarshalPKIXPublicKey(key.Public())
 	if err != nil {
@@ -148,12 +154,12 @@ func (ca *CA) issue(t testing.TB, dir, file, cn string, key crypto.Signer) *Leaf
 	ski := sha1.Sum(info.PublicKey.Bytes)
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(ca.serial),
-		Subject:      pkix.Name{CommonName: cn},
+		Subject:      pkix.Name{CommonName: name},
 		NotBefore:    time.Now().Add(-time.Hour),
 		NotAfter:     time.Now().Add(24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-		DNSNames:     []string{cn, "localhost"},
+		DNSNames:     []string{name, "localhost"},
 		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
 		SubjectKeyId: ski[:],
 	}
@@ -166,7 +172,7 @@ func (ca *CA) issue(t testing.TB, dir, file, cn string, key crypto.Signer) *Leaf
 		t.Fatal(err)
 	}
 	cert, _ := x509.ParseCertificate(der)
-	l := &Leaf{Cert: cert, Key: key, CertFile: filepath.Join(dir, file+".crt"), KeyFile: filepath.Join(dir, file+".key")}
+	l := &Leaf{Cert: cert, Key: key, CertFile: filepath.Join(dir, name+".crt"), KeyFile: filepath.Join(dir, name+".key")}
 	write(t, l.CertFile, pemBlock("CERTIFICATE", der))
 	write(t, l.KeyFile, pemBlock("PRIVATE KEY", kder))
 	return l
@@ -189,14 +195,4 @@ func write(t testing.TB, f string, b []byte) {
 	if err := os.WriteFile(f, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// Renew issues another certificate for l's key and subject, as a same-key
-// renewal does (a new serial), written to dir as file.crt and file.key.
-// Tests use it to show that a message is the same message whichever
-// certificate of its key it carries: the replay key is what was signed,
-// never the token.
-func (ca *CA) Renew(t testing.TB, dir, file string, l *Leaf) *Leaf {
-	t.Helper()
-	return ca.issue(t, dir, file, l.Cert.Subject.CommonName, l.Key)
 }

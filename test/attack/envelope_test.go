@@ -47,7 +47,7 @@ func newSignedMessages(t *testing.T) *signedMessages {
 	dir := t.TempDir()
 	ca := testpki.NewCA(t, "attack CA")
 	s := &signedMessages{leaf: ca.IssueRSA(t, dir, "partner"), ca: ca.WriteCert(t, dir), now: time.Now().UTC().Truncate(time.Second)}
-	s.renewed = ca.Renew(t, dir, "partner-renewed", s.leaf)
+	s.renewed = ca.Renew(t, t.TempDir(), s.leaf)
 	return s
 }
 

@@ -43,7 +43,7 @@ func newBypassPKI(t *testing.T) *bypassPKI {
 	ca := testpki.NewCA(t, "Partner CA")
 	p := &bypassPKI{dir: dir, ca: ca.WriteCert(t, dir)}
 	p.client = ca.IssueRSA(t, dir, "client")
-	p.renewed = ca.Renew(t, dir, "client-renewed", p.client)
+	p.renewed = ca.Renew(t, t.TempDir(), p.client)
 	p.server = ca.IssueRSA(t, dir, "server")
 	return p
 }
