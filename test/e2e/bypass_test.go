@@ -758,6 +758,18 @@ func (s *bypassSuite) gatePolicyNone(t *testing.T) {
 		a, _ := withoutCorrelationID(plain.body)
 		b, _ := withoutCorrelationID(withWSSE.body)
 		assert.Equal(t, b, a, "the same fault for both")
+		s.faults.add("require-nothing-gate", "doctype", plain)
+	})
+	// The envelope rule too: text before the Header of a message without
+	// WS-Security that /open would forward unparsed.
+	t.Run("fail/require-nothing-envelope-text", func(t *testing.T) {
+		n := s.backend.count()
+		data := strings.Replace(string(s.unsigned), "<soapenv:Header/>", "attack<soapenv:Header/>", 1)
+		require.NotEqual(t, string(s.unsigned), data)
+		resp, _ := s.post(t, s.gw, "/open", ct11, []byte(data))
+		s.nothingForwarded(t, n)
+		require.NotEqual(t, http.StatusOK, resp.status, "%s", resp.body)
+		s.faults.add("require-nothing-gate", "envelope-text", resp)
 	})
 	t.Run("ok/public-plain", func(t *testing.T) {
 		n := s.backend.count()
