@@ -18,8 +18,20 @@
 // ignores); they are attacks on the gateway all the same, and the package
 // tests list them.
 //
+// The envelope family (envelope.go) covers what lies around the signed
+// parts: character data, CDATA and comments directly in soap:Envelope and
+// soap:Header, extra Envelope children, a UTF-7 declaration. Two more
+// generators there cover what Mutate cannot, because the expected verdict
+// is not a rejection or the attack is not in the bytes: Injections adds
+// unsigned header blocks and Envelope/Header attributes (accepted under the
+// default unsigned-content policy, strip, but never forwarded), and Labels
+// gives Content-Types that disagree with the message (a charset other than
+// UTF-8, the other SOAP version).
+//
 // Replays returns a separate set: messages that are acceptable once but must
-// be rejected after the original was accepted (the replay cache, §1E).
+// be rejected after the original was accepted (the replay cache, §1E);
+// TokenSwaps adds the same message carrying another certificate of the
+// signing key in its unsigned BinarySecurityToken.
 //
 // KeyResigner and SelfIssuedResigner are ready-made attacker Resigners: a
 // minimal WS-Security signer (exc-c14n, RSA-SHA256 or ECDSA-SHA256, a BST,

@@ -50,7 +50,7 @@ const (
 // Families returns the closed list of family names Mutate uses.
 func Families() []string {
 	return []string{FamilyWrapping, FamilyReference, FamilyAlgorithm, FamilyHMAC, FamilyKey,
-		FamilyValue, FamilyParse, FamilyNamespace, FamilyBomb, FamilyStructure, FamilyTamper}
+		FamilyValue, FamilyParse, FamilyNamespace, FamilyBomb, FamilyStructure, FamilyTamper, FamilyEnvelope}
 }
 
 // Namespace URIs.
@@ -104,6 +104,7 @@ func MutateWithResigner(msg []byte, attacker Resigner) ([]Mutant, error) {
 	g.namespace()
 	g.bomb()
 	g.structure()
+	g.envelope()
 	if g.err != nil {
 		return nil, g.err
 	}

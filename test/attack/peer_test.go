@@ -62,6 +62,11 @@ var knownPeerAccepts = []struct{ pattern, reason string }{
 	{"alg/encrypteddata-aes128-gcm-*", "aes128-gcm announced over a 256-bit key: Java AES takes the key length from the key; wssgw binds algorithm and key size (C3)"},
 	{"struct/encrypteddata-*-type-*", "the EncryptedData Type (Content/Element) is unauthenticated and ignored by the engine here; wssgw's policy requires Body content encryption exactly (A11)"},
 	{"struct/encryptedkey-duplicated", "two EncryptedKeys with one Id: duplicate ids (A2)"},
+	// Around the engine (issue 13): WSS4J verifies the signed parts and
+	// ignores what lies between them; wssgw forwards the envelope, so it
+	// must not carry unsigned character data, comments or extra Envelope
+	// children to the backend.
+	{"env/*", "character data, CDATA or comments directly in soap:Envelope or soap:Header, an element after the Body or of the other SOAP version, a UTF-7 declaration: outside every signed part, forwarded verbatim by a gateway that passes the envelope on (issue 13 items 6, 7)"},
 }
 
 // peerCase is one verify job.

@@ -1,6 +1,8 @@
 package attack
 
 import (
+	"encoding/base64"
+	"fmt"
 	"strings"
 )
 
@@ -41,6 +43,29 @@ func Replays(msg []byte) ([]Mutant, error) {
 	add("replay/security-whitespace", m.apply(edits...))
 	if m.doc.Decl.Len() > 0 {
 		add("replay/no-xml-declaration", m.apply(edit{m.doc.Decl.Start, m.doc.Decl.End, ""}))
+	}
+	return out, nil
+}
+
+// TokenSwaps returns msg with the certificate in its BinarySecurityToken
+// replaced by each of certs (DER), the rest byte for byte. The token is not
+// signed (BSP lets it be, few stacks do): with a certificate for the same
+// key, a same-key renewal, the signature still verifies and the chain
+// still validates, so each is a replay once msg was accepted (issue 13 item
+// 3: the replay key is what was signed, never the token). Their family is
+// FamilyReplay.
+func TokenSwaps(msg []byte, certs ...[]byte) ([]Mutant, error) {
+	m, err := parse(msg)
+	if err != nil {
+		return nil, err
+	}
+	if m.bst < 0 {
+		return nil, fmt.Errorf("%w: no BinarySecurityToken", ErrNotSecured)
+	}
+	var out []Mutant
+	for i, c := range certs {
+		b64 := base64.StdEncoding.EncodeToString(c)
+		out = append(out, Mutant{Name: "replay/bst-swapped-" + itoa(i), Family: FamilyReplay, Data: m.apply(m.setContent(m.bst, b64))})
 	}
 	return out, nil
 }
