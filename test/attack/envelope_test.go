@@ -215,6 +215,9 @@ func TestInjectionsOnBothEngines(t *testing.T) {
 								assert.NotContains(t, string(fwd), s, "unsigned content forwarded")
 							}
 						}
+						for _, s := range inj.Never {
+							assert.NotContains(t, string(fwd), s, "a comment is never forwarded")
+						}
 					}
 				})
 			}
