@@ -298,3 +298,23 @@ func TestNewRedisOptions(t *testing.T) {
 	assert.Equal(t, DefaultKeyPrefix, r.prefix)
 	assert.Equal(t, DefaultOpTimeout, r.opTimeout)
 }
+
+// TestRedisFarExpiry: time.Until saturates at about 292 years for an
+// expiry past 2262, and rounding that up to milliseconds wrapped around to
+// a negative TTL, which Redis refuses: a valid message failed as "store
+// unavailable".
+func TestRedisFarExpiry(t *testing.T) {
+	addr := replaytest.StartRedis(t)
+	r := newRedis(t, RedisOptions{Addr: addr})
+	raw := rawClient(t, addr)
+	k := key("far")
+	for _, want := range []bool{false, true} {
+		replayed, err := r.Seen(t.Context(), k, time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC))
+		require.NoError(t, err)
+		require.Equal(t, want, replayed)
+	}
+	ttl, err := raw.PTTL(t.Context(), DefaultKeyPrefix+hex.EncodeToString(k)).Result()
+	require.NoError(t, err)
+	assert.Greater(t, ttl, time.Duration(0), "the key has a TTL")
+	assert.LessOrEqual(t, ttl, maxTTL)
+}

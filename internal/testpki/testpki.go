@@ -128,6 +128,14 @@ func (ca *CA) IssueRSA(t testing.TB, dir, name string) *Leaf {
 	return ca.issue(t, dir, name, key)
 }
 
+// Renew issues another certificate for l's key and subject with a new
+// serial number, a same-key renewal, and writes it to dir (pass another
+// directory than l's, or l's files are replaced).
+func (ca *CA) Renew(t testing.TB, dir string, l *Leaf) *Leaf {
+	t.Helper()
+	return ca.issue(t, dir, l.Cert.Subject.CommonName, l.Key)
+}
+
 func (ca *CA) issue(t testing.TB, dir, name string, key crypto.Signer) *Leaf {
 	ca.serial++
 	spki, err := x509.MarshalPKIXPublicKey(key.Public())
