@@ -3,7 +3,9 @@ package template
 import (
 	"bytes"
 	"context"
+	"crypto/sha1"
 	"encoding/base64"
+	"regexp"
 	"testing"
 	"time"
 
@@ -139,4 +141,54 @@ func TestReplayFarExpires(t *testing.T) {
 			}
 		})
 	}
+}
+
+var (
+	edKeyInfoRE = regexp.MustCompile(`(<xenc:EncryptedData[^>]*>.*?<ds:KeyInfo[^>]*>)(.*?)(</ds:KeyInfo>)`)
+	ekValueRE   = regexp.MustCompile(`<xenc:EncryptedKey .*?<xenc:CipherValue>([^<]+)<`)
+)
+
+// withKeySHA1 replaces the Body EncryptedData's KeyInfo with an
+// EncryptedKeySHA1 KeyIdentifier: of the message's EncryptedKey, or of
+// nothing when wrong.
+func withKeySHA1(t *testing.T, msg []byte, wrong bool) []byte {
+	t.Helper()
+	s := string(msg)
+	raw, err := base64.StdEncoding.DecodeString(ekValueRE.FindStringSubmatch(s)[1])
+	require.NoError(t, err)
+	sum := sha1.Sum(raw)
+	if wrong {
+		sum[0] ^= 1
+	}
+	ki := `<wsse:SecurityTokenReference xmlns:wsse="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"><wsse:KeyIdentifier ValueType="http://docs.oasis-open.org/wss/oasis-wss-soap-message-security-1.1#EncryptedKeySHA1" EncodingType="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary">` +
+		base64.StdEncoding.EncodeToString(sum[:]) + `</wsse:KeyIdentifier></wsse:SecurityTokenReference>`
+	m := edKeyInfoRE.FindStringSubmatchIndex(s)
+	require.NotNil(t, m)
+	return []byte(s[:m[4]] + ki + s[m[5]:])
+}
+
+// TestEncryptedDataKeyNameHit: the DOM engine refuses an EncryptedData
+// whose KeyInfo names another key than the EncryptedKey that lists it; a
+// template hit must not accept it either. A "#id" there is bound to the
+// one EncryptedKey's id. An EncryptedKeySHA1 would be learned as a
+// constant: the next message's EncryptedKey, another key, would still
+// match it. So that shape is not learned.
+func TestEncryptedDataKeyNameHit(t *testing.T) {
+	f := newFixture(t, nil, testOptions())
+	enc := f.encrypt(signer.RefIssuerSerial)
+	first := withKeySHA1(t, f.sign(t, envelope(false, 3, "sha1"), f.rsa, signer.RefBST, f.now, enc), false)
+	_, err := f.engine.Process(first, f.policy, f.now)
+	require.NoError(t, err, "the right EncryptedKeySHA1 passes")
+
+	// The same shape and the first message's KeyIdentifier, with a fresh
+	// EncryptedKey.
+	sha1Of := regexp.MustCompile(`EncryptedKeySHA1"[^>]*>([^<]+)<`)
+	next := string(withKeySHA1(t, f.sign(t, envelope(false, 3, "sha1"), f.rsa, signer.RefBST, f.now.Add(time.Second), enc), false))
+	m := sha1Of.FindStringSubmatchIndex(next)
+	msg := []byte(next[:m[2]] + sha1Of.FindStringSubmatch(string(first))[1] + next[m[3]:])
+	_, derr := f.dom.Process(msg, f.policy, f.now)
+	assert.Equal(t, wss.ReasonToken, wss.ReasonOf(derr), "%v", derr)
+	got, gerr := f.engine.Process(msg, f.policy, f.now)
+	require.Error(t, gerr, "lookup %s", got.Lookup)
+	assert.Equal(t, wss.ReasonToken, wss.ReasonOf(gerr), "%v", gerr)
 }
