@@ -128,7 +128,7 @@ func (m *message) load(data []byte) error {
 	}
 	if !m.plain && !m.prechecked {
 		// Once, on the message as received, before the tree (which costs
-		// several times the gate) and before any key.
+		// many times the gate, BenchmarkHostile) and before any key.
 		m.prechecked = true
 		if err := m.precheck(); err != nil {
 			return err

@@ -155,7 +155,7 @@ func (p *Policy) checkReplay(ctx context.Context, r *Result, now time.Time) erro
 	}
 	expires := p.replayExpiry(r, now)
 	for _, s := range r.Signatures {
-		if err := p.seen(ctx, SignatureReplayKey(&s), expires); err != nil {
+		if err := p.seen(ctx, signatureReplayKey(&s), expires); err != nil {
 			return err
 		}
 	}
@@ -178,9 +178,9 @@ func (p *Policy) checkReplay(ctx context.Context, r *Result, now time.Time) erro
 	return nil
 }
 
-// SignatureReplayKey is the replay store key of a verified signature
+// signatureReplayKey is the replay store key of a verified signature
 // (checkReplay).
-func SignatureReplayKey(s *Signature) []byte {
+func signatureReplayKey(s *Signature) []byte {
 	var key any
 	if s.Signer != nil && s.Signer.Certificate != nil {
 		key = s.Signer.Certificate.PublicKey

@@ -225,9 +225,9 @@ func TestReplayExpiry(t *testing.T) {
 	})
 }
 
-// TestSignatureReplayKeyECDSA: (r, s) and (r, N−s) both verify, and anyone
+// TestsignatureReplayKeyECDSA: (r, s) and (r, N−s) both verify, and anyone
 // can compute the second from the first; they are one replay key.
-func TestSignatureReplayKeyECDSA(t *testing.T) {
+func TestsignatureReplayKeyECDSA(t *testing.T) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	require.NoError(t, err)
 	digest := sha256.Sum256([]byte("signed info"))
@@ -242,9 +242,9 @@ func TestSignatureReplayKeyECDSA(t *testing.T) {
 	id := &crypto.Identity{Certificate: &x509.Certificate{PublicKey: &key.PublicKey}}
 	a := Signature{Signer: id, SignedInfoDigest: digest, SignatureValue: raw(s)}
 	b := Signature{Signer: id, SignedInfoDigest: digest, SignatureValue: raw(flipped)}
-	assert.Equal(t, SignatureReplayKey(&a), SignatureReplayKey(&b))
+	assert.Equal(t, signatureReplayKey(&a), signatureReplayKey(&b))
 	c := Signature{Signer: id, SignedInfoDigest: digest, SignatureValue: raw(new(big.Int).Sub(s, big.NewInt(1)))}
-	assert.NotEqual(t, SignatureReplayKey(&a), SignatureReplayKey(&c))
+	assert.NotEqual(t, signatureReplayKey(&a), signatureReplayKey(&c))
 }
 
 func TestCredentials(t *testing.T) {
