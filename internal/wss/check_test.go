@@ -225,9 +225,9 @@ func TestReplayExpiry(t *testing.T) {
 	})
 }
 
-// TestsignatureReplayKeyECDSA: (r, s) and (r, N−s) both verify, and anyone
+// TestSignatureReplayKeyECDSA: (r, s) and (r, N−s) both verify, and anyone
 // can compute the second from the first; they are one replay key.
-func TestsignatureReplayKeyECDSA(t *testing.T) {
+func TestSignatureReplayKeyECDSA(t *testing.T) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	require.NoError(t, err)
 	digest := sha256.Sum256([]byte("signed info"))
