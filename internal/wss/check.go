@@ -63,35 +63,6 @@ func (p *Policy) CheckFacts(r *Result) error {
 	return p.checkAttachments(r)
 }
 
-// NeedsSignature reports whether CheckFacts refuses every message without
-// a trusted X.509 signature: the policy requires a signature, or a part
-// that is always present (Body) or must be present (Timestamp,
-// UsernameToken, BinarySecurityToken) to be signed. A required header
-// block need not be signed when absent, so it does not count. Engines use
-// it to refuse a message with no ds:Signature before any key is used.
-func (p *Policy) NeedsSignature() bool {
-	if p.Config.Has(config.RequireSignature) {
-		return true
-	}
-	for _, part := range p.Signed {
-		if part.Space == partSpace {
-			return true
-		}
-	}
-	return false
-}
-
-// NeedsSignedBody reports whether CheckFacts requires a trusted signature
-// over the Body.
-func (p *Policy) NeedsSignedBody() bool {
-	for _, part := range p.Signed {
-		if part == PartBody {
-			return true
-		}
-	}
-	return false
-}
-
 // requireCovered checks one required part by node identity: the element the
 // backend will get as this part must be one the fact covers.
 func (p *Policy) requireCovered(r *Result, part xml.Name, covered func(int) bool, what string) error {
@@ -136,6 +107,35 @@ func partLabel(n xml.Name) string {
 		return "part"
 	}
 	return "header"
+}
+
+// NeedsSignature reports whether CheckFacts refuses every message without
+// a trusted X.509 signature: the policy requires a signature, or a part
+// that is always present (Body) or must be present (Timestamp,
+// UsernameToken, BinarySecurityToken) to be signed. A required header
+// block need not be signed when absent, so it does not count. Engines use
+// it to refuse a message with no ds:Signature before any key is used.
+func (p *Policy) NeedsSignature() bool {
+	if p.Config.Has(config.RequireSignature) {
+		return true
+	}
+	for _, part := range p.Signed {
+		if part.Space == partSpace {
+			return true
+		}
+	}
+	return false
+}
+
+// NeedsSignedBody reports whether CheckFacts requires a trusted signature
+// over the Body.
+func (p *Policy) NeedsSignedBody() bool {
+	for _, part := range p.Signed {
+		if part == PartBody {
+			return true
+		}
+	}
+	return false
 }
 
 // checkReplay records each verified signature and the UsernameToken nonce
