@@ -111,6 +111,9 @@ func TestValidate(t *testing.T) {
 			c.TLS = ServerTLS{CertFile: cert, KeyFile: key, ClientCAFile: filepath.Join(dir, "none"), ClientAuth: "request", MinVersion: "1.0"}
 		}, []string{"tls.clientCAFile", "tls.minVersion"}},
 		"fail/no-routes": {func(c *Config) { c.Routes = nil }, []string{"routes"}},
+		"fail/xml-encryption-counts": {func(c *Config) {
+			c.XML.MaxEncryptedKeys, c.XML.MaxEncryptedData = 0, -1
+		}, []string{"xml.maxEncryptedKeys", "xml.maxEncryptedData"}},
 		"fail/route-fields": {func(c *Config) {
 			c.Routes[0] = Route{Name: "Orders", Path: "orders", Backend: "ftp://x", Policy: "p", MaxIdleConns: -1}
 		}, []string{

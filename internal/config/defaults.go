@@ -44,17 +44,19 @@ func Default() Config {
 func DefaultXMLLimits() XMLLimits {
 	l := xmlscan.DefaultLimits()
 	return XMLLimits{
-		MaxDepth:        l.MaxDepth,
-		MaxAttrs:        l.MaxAttrs,
-		MaxNameLen:      l.MaxNameLen,
-		MaxNSDecls:      l.MaxNSDecls,
-		MaxElements:     l.MaxElements,
-		MaxTextBytes:    ByteSize(l.MaxTextLen),
-		MaxBase64Bytes:  ByteSize(l.MaxBase64Len),
-		MaxReferences:   l.MaxReferences,
-		MaxTransforms:   l.MaxTransforms,
-		MaxSignatures:   l.MaxSignatures,
-		MaxAttrValueLen: ByteSize(l.MaxAttrValueLen),
+		MaxDepth:         l.MaxDepth,
+		MaxAttrs:         l.MaxAttrs,
+		MaxNameLen:       l.MaxNameLen,
+		MaxNSDecls:       l.MaxNSDecls,
+		MaxElements:      l.MaxElements,
+		MaxTextBytes:     ByteSize(l.MaxTextLen),
+		MaxBase64Bytes:   ByteSize(l.MaxBase64Len),
+		MaxReferences:    l.MaxReferences,
+		MaxTransforms:    l.MaxTransforms,
+		MaxSignatures:    l.MaxSignatures,
+		MaxAttrValueLen:  ByteSize(l.MaxAttrValueLen),
+		MaxEncryptedKeys: l.MaxEncryptedKeys,
+		MaxEncryptedData: l.MaxEncryptedData,
 	}
 }
 
@@ -74,6 +76,8 @@ func (x XMLLimits) Limits(maxBytes ByteSize) xmlscan.Limits {
 	l.MaxTransforms = x.MaxTransforms
 	l.MaxSignatures = x.MaxSignatures
 	l.MaxAttrValueLen = int(x.MaxAttrValueLen)
+	l.MaxEncryptedKeys = x.MaxEncryptedKeys
+	l.MaxEncryptedData = x.MaxEncryptedData
 	return l
 }
 

@@ -204,6 +204,12 @@ type XMLLimits struct {
 	MaxTransforms   int      `mapstructure:"maxTransforms"`
 	MaxSignatures   int      `mapstructure:"maxSignatures"`
 	MaxAttrValueLen ByteSize `mapstructure:"maxAttrValueBytes"`
+	// MaxEncryptedKeys and MaxEncryptedData bound the XML Encryption
+	// elements of a message: each EncryptedKey may cost a private-key
+	// operation, each EncryptedData a decryption and a pass of the whole
+	// message through the gate (xmlscan.Limits).
+	MaxEncryptedKeys int `mapstructure:"maxEncryptedKeys"`
+	MaxEncryptedData int `mapstructure:"maxEncryptedData"`
 }
 
 // RequiredSignedParts returns SignedParts, or Body and Timestamp when a

@@ -178,6 +178,7 @@ func (x XMLLimits) validate(ps *Problems, key string) {
 		{"maxBase64Bytes", int64(x.MaxBase64Bytes)}, {"maxReferences", int64(x.MaxReferences)},
 		{"maxTransforms", int64(x.MaxTransforms)}, {"maxSignatures", int64(x.MaxSignatures)},
 		{"maxAttrValueBytes", int64(x.MaxAttrValueLen)},
+		{"maxEncryptedKeys", int64(x.MaxEncryptedKeys)}, {"maxEncryptedData", int64(x.MaxEncryptedData)},
 	} {
 		if f.v <= 0 {
 			ps.add(key+"."+f.name, "must be positive, got %d", f.v)

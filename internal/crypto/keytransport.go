@@ -36,10 +36,10 @@ var (
 // ErrUnsupportedAlgorithm or ErrAlgorithmKey: they do not depend on the
 // ciphertext.
 func DecryptKey(alg, oaepDigest, mgf string, priv crypto.Decrypter, ciphertext []byte, keyLen int) ([]byte, error) {
-	a, ok := algs[alg]
-	if !ok || a.class != ClassKeyTransport {
-		return nil, errNotKeyTransport
+	if err := CheckKeyTransport(alg, oaepDigest, mgf); err != nil {
+		return nil, err
 	}
+	a := algs[alg]
 	if priv == nil {
 		return nil, fmt.Errorf("crypto: %s with no key: %w", a.label, ErrAlgorithmKey)
 	}
@@ -47,7 +47,7 @@ func DecryptKey(alg, oaepDigest, mgf string, priv crypto.Decrypter, ciphertext [
 		return nil, keyMismatch(a, priv)
 	}
 	if alg == AlgRSA15 {
-		return decryptRSA15(a, oaepDigest, mgf, priv, ciphertext, keyLen)
+		return decryptRSA15(a, priv, ciphertext, keyLen)
 	}
 	opts, err := oaepOptions(alg, oaepDigest, mgf)
 	if err != nil {
@@ -64,10 +64,27 @@ func DecryptKey(alg, oaepDigest, mgf string, priv crypto.Decrypter, ciphertext [
 	return key, nil
 }
 
-func decryptRSA15(a algInfo, oaepDigest, mgf string, priv crypto.Decrypter, ciphertext []byte, keyLen int) ([]byte, error) {
-	if oaepDigest != "" || mgf != "" {
-		return nil, fmt.Errorf("crypto: %s takes no DigestMethod or MGF: %w", a.label, ErrUnsupportedAlgorithm)
+// CheckKeyTransport checks what DecryptKey checks of its parameters
+// before any private-key operation: alg is a key transport, and
+// oaepDigest and mgf are parameters it takes (for OAEP, a supported digest
+// and MGF; none for RSA 1.5). It needs no key or ciphertext, so a receiver
+// can check every EncryptedKey of a message before it unwraps any.
+func CheckKeyTransport(alg, oaepDigest, mgf string) error {
+	a, ok := algs[alg]
+	if !ok || a.class != ClassKeyTransport {
+		return errNotKeyTransport
 	}
+	if alg == AlgRSA15 {
+		if oaepDigest != "" || mgf != "" {
+			return fmt.Errorf("crypto: %s takes no DigestMethod or MGF: %w", a.label, ErrUnsupportedAlgorithm)
+		}
+		return nil
+	}
+	_, err := oaepOptions(alg, oaepDigest, mgf)
+	return err
+}
+
+func decryptRSA15(a algInfo, priv crypto.Decrypter, ciphertext []byte, keyLen int) ([]byte, error) {
 	// The countermeasure needs the implicit-rejection primitive of
 	// crypto/rsa, which a generic crypto.Decrypter (an HSM) does not offer:
 	// its PKCS#1 v1.5 errors would be an oracle.

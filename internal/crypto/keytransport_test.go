@@ -273,3 +273,30 @@ func BenchmarkDecryptKeyOAEPFailure(b *testing.B) {
 		}
 	}
 }
+
+func TestCheckKeyTransport(t *testing.T) {
+	tests := map[string]struct {
+		alg, digest, mgf string
+		ok               bool
+	}{
+		"ok/mgf1p":                {AlgRSAOAEPMGF1P, "", "", true},
+		"ok/mgf1p-sha256-digest":  {AlgRSAOAEPMGF1P, AlgDigestSHA256, "", true},
+		"ok/oaep-mgf1-sha256":     {AlgRSAOAEP, AlgDigestSHA256, AlgMGF1SHA256, true},
+		"ok/rsa15":                {AlgRSA15, "", "", true},
+		"fail/not-key-transport":  {AlgAES256GCM, "", "", false},
+		"fail/unknown-digest":     {AlgRSAOAEP, "urn:md4", "", false},
+		"fail/data-cipher-digest": {AlgRSAOAEP, AlgAES128CBC, "", false},
+		"fail/mgf1p-other-mgf":    {AlgRSAOAEPMGF1P, "", AlgMGF1SHA256, false},
+		"fail/rsa15-with-digest":  {AlgRSA15, AlgDigestSHA256, "", false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			err := CheckKeyTransport(tc.alg, tc.digest, tc.mgf)
+			if tc.ok {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrUnsupportedAlgorithm)
+		})
+	}
+}

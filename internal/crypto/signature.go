@@ -335,3 +335,35 @@ func macSum(h crypto.Hash, key, data []byte, buf *[sha512.Size]byte) []byte {
 	m.Write(data)
 	return m.Sum(buf[:0])
 }
+
+// CanonicalSignatureValue returns the one form of a verified SignatureValue
+// that every valid variant of it shares, for replay keys. ECDSA signatures
+// are malleable: if (r, s) verifies, so does (r, N−s) (SEC 1 §4.1.4 checks
+// only 0 < s < N), and anyone can compute it without the private key. A
+// replay key over the raw octets would then treat the flipped copy of an
+// accepted message as a new message, so the value is returned with the low
+// s, the form Bitcoin's BIP 62 and libsecp256k1 normalize to. RSA
+// PKCS #1 v1.5 and RSA-PSS values (a fixed-length integer below the
+// modulus), Ed25519 (S < L checked by ed25519.Verify) and HMAC have a
+// single encoding per signature and are returned as they are. key is the
+// key the value was verified with; value is not modified.
+func CanonicalSignatureValue(key any, value []byte) []byte {
+	pub, ok := key.(*ecdsa.PublicKey)
+	if !ok || pub == nil || pub.Curve == nil {
+		return value
+	}
+	n := curveBytes(pub.Curve)
+	if n == 0 || len(value) != 2*n {
+		return value
+	}
+	order := pub.Curve.Params().N
+	s := new(big.Int).SetBytes(value[n:])
+	half := new(big.Int).Rsh(order, 1)
+	if s.Cmp(half) <= 0 {
+		return value
+	}
+	out := make([]byte, 2*n)
+	copy(out, value[:n])
+	s.Sub(order, s).FillBytes(out[n:])
+	return out
+}

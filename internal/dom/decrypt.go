@@ -3,6 +3,7 @@ package dom
 import (
 	"bytes"
 	"crypto/sha1"
+	"crypto/subtle"
 	"time"
 
 	"github.com/wssgw/wssgw/internal/crypto"
@@ -251,6 +252,10 @@ func (m *message) decryptData(ed int, key []byte, kt string) error {
 			return wss.Failf(wss.ReasonToken, "EncryptedData key is not an EncryptedKey")
 		}
 		key = ref.key
+	} else if ki >= 0 {
+		if err := m.sameKey(ki, key); err != nil {
+			return err
+		}
 	}
 	if swa {
 		return m.decryptAttachment(ed, cd, alg, key, typ == typeSwAComplete)
@@ -264,6 +269,27 @@ func (m *message) decryptData(ed int, key []byte, kt string) error {
 		return err
 	}
 	return m.splicePlaintext(ed, typ == typeContent, pt, wss.Decryption{Algorithm: alg, KeyTransport: kt})
+}
+
+// sameKey checks the KeyInfo of an EncryptedData decrypted with key, the
+// key of the EncryptedKey whose ReferenceList listed it: if the KeyInfo
+// names an EncryptedKey too (dataKeyName), it must name one that was
+// unwrapped to this very key. Two statements of which key decrypts the
+// data must agree; a processor that follows the KeyInfo would otherwise
+// decrypt with another key than wssgw did, or fail.
+func (m *message) sameKey(ki int, key []byte) error {
+	n, err := m.dataKeyName(ki)
+	if err != nil || !n.named {
+		return err
+	}
+	lookup := n.uri
+	if n.sha1 != nil {
+		lookup = "sha1:" + string(n.sha1)
+	}
+	if k, ok := m.keys[lookup]; !ok || subtle.ConstantTimeCompare(k, key) != 1 {
+		return wss.Failf(wss.ReasonToken, "EncryptedData names another EncryptedKey than the one that lists it")
+	}
+	return nil
 }
 
 // splicePlaintext puts pt in place of EncryptedData ed (or of the

@@ -108,6 +108,12 @@ func (m *message) use(kind, value string) {
 // (DESIGN.md §5.2) and records its use.
 func (m *message) allow(kind, uri string) error {
 	m.use(kind, uri)
+	return m.allowed(kind, uri)
+}
+
+// allowed is allow without recording the use (precheck: the use is
+// recorded when the element is processed).
+func (m *message) allowed(kind, uri string) error {
 	if !m.p.Allows(kind, uri) {
 		return wss.Failf(wss.ReasonAlgorithm, "%s algorithm %q not allowed", kind, uri)
 	}

@@ -59,6 +59,7 @@ func (m *message) signature(s int) error {
 	if err := crypto.VerifySignatureSHA256(method, key, canon, &sig.SignedInfoDigest, value); err != nil {
 		return wss.Wrap(wss.ReasonSignature, err, "SignatureValue")
 	}
+	sig.SignatureValue = value
 	var parts []*wss.AttachmentFact
 	if sig.Covered, parts, err = m.references(canon); err != nil {
 		return err

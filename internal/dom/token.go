@@ -26,6 +26,13 @@ type tokenRef struct {
 	key    []byte // a symmetric key from an EncryptedKey
 }
 
+// maxCarried bounds the certificates one token reference carries (the
+// X509Certificates of an X509Data, the certificates of an X509PKIPathv1):
+// each is parsed, and offered to chain building, before any signature is
+// verified or key unwrapped, so their number is the attacker's to choose
+// otherwise. A leaf and its intermediates up to a root are a handful.
+const maxCarried = 8
+
 // keyInfo reads a ds:KeyInfo holding one SecurityTokenReference or
 // X509Data. KeyValue, KeyName, RetrievalMethod and the rest are refused:
 // keys come from the trust store, and nothing is fetched (security.md A7,
@@ -154,6 +161,9 @@ func (m *message) x509Data(x int) (*tokenRef, error) {
 			}
 			ref.ski = v
 		case m.is(c, nsDS, "X509Certificate"):
+			if len(ref.certs) == maxCarried {
+				return nil, wss.Failf(wss.ReasonToken, "X509Data with more than %d certificates", maxCarried)
+			}
 			der, err := b64(m.text(c))
 			if err != nil {
 				return nil, err
@@ -215,6 +225,9 @@ func (m *message) bst(t int) ([]*x509.Certificate, error) {
 		rest, err := asn1.Unmarshal(der, &raws)
 		if err != nil || len(rest) > 0 || len(raws) == 0 {
 			return nil, wss.Failf(wss.ReasonToken, "bad X509PKIPathv1")
+		}
+		if len(raws) > maxCarried {
+			return nil, wss.Failf(wss.ReasonToken, "X509PKIPathv1 of more than %d certificates", maxCarried)
 		}
 		certs := make([]*x509.Certificate, len(raws))
 		for k, r := range raws {

@@ -3,6 +3,7 @@ package dom
 import (
 	"context"
 	"crypto/x509"
+	"encoding/asn1"
 	"encoding/base64"
 	"fmt"
 	"os"
@@ -93,6 +94,9 @@ func TestX509DataLookupKeys(t *testing.T) {
 		{name: "fail/issuer-serial-names-other-certificate", kids: serial(a) + cert(b), reason: wss.ReasonToken},
 		{name: "fail/ski-names-other-certificate", kids: cert(a) + ski(b), reason: wss.ReasonToken},
 		{name: "fail/subject-name", kids: `<ds:X509SubjectName>CN=a</ds:X509SubjectName>`, reason: wss.ReasonToken},
+		// Each carried certificate is parsed before anything is verified.
+		{name: "ok/at-most-carried", kids: cert(a) + strings.Repeat(cert(b), maxCarried-1), want: a, kind: wss.KeyRefX509Data},
+		{name: "fail/too-many-carried", kids: cert(a) + strings.Repeat(cert(b), maxCarried), reason: wss.ReasonToken},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -211,4 +215,34 @@ func (s *memStore) Seen(_ context.Context, key []byte, _ time.Time) (bool, error
 	was := s.seen[string(key)]
 	s.seen[string(key)] = true
 	return was, nil
+}
+
+// TestPKIPathBound: an X509PKIPathv1 token is parsed certificate by
+// certificate before any signature is verified; its length is bounded.
+func TestPKIPathBound(t *testing.T) {
+	ca := testpki.NewCA(t, "PKIPath CA")
+	leaf := ca.IssueRSA(t, t.TempDir(), "leaf")
+	for _, tc := range []struct {
+		name string
+		n    int
+		ok   bool
+	}{{"ok/at-most-carried", maxCarried, true}, {"fail/too-many-carried", maxCarried + 1, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			raws := make([]asn1.RawValue, tc.n)
+			for i := range raws {
+				raws[i] = asn1.RawValue{FullBytes: leaf.Cert.Raw}
+			}
+			der, err := asn1.Marshal(raws)
+			require.NoError(t, err)
+			m := loadPlain(t, `<wsse:BinarySecurityToken xmlns:wsse="`+nsWSSE+`" ValueType="`+vtPKIPath+`" EncodingType="`+encBase64+`">`+
+				base64.StdEncoding.EncodeToString(der)+`</wsse:BinarySecurityToken>`)
+			certs, err := m.bst(0)
+			if tc.ok {
+				require.NoError(t, err)
+				assert.Len(t, certs, tc.n)
+				return
+			}
+			assert.Equal(t, wss.ReasonToken, wss.ReasonOf(err), "%v", err)
+		})
+	}
 }

@@ -93,7 +93,7 @@ func (m *Memory) Seen(_ context.Context, key []byte, expires time.Time) (bool, e
 	if m.closed.Load() {
 		return true, errClosed
 	}
-	now, exp := m.clock().UnixNano(), expires.UnixNano()
+	now, exp := unixNano(m.clock()), unixNano(expires)
 	if exp <= now {
 		return true, errExpired
 	}
@@ -128,6 +128,27 @@ func (m *Memory) Seen(_ context.Context, key []byte, expires time.Time) (bool, e
 	s.m[string(key)] = exp
 	s.minExp = min(s.minExp, exp)
 	return false, nil
+}
+
+// Unix nanoseconds fit an int64 from 1677 to 2262 only; Time.UnixNano is
+// undefined outside, and in practice wraps around.
+var (
+	maxUnixNano = time.Unix(0, math.MaxInt64)
+	minUnixNano = time.Unix(0, math.MinInt64)
+)
+
+// unixNano is t.UnixNano saturated at the int64 range: an expiry after
+// 2262 (a Timestamp Expires callers should have clamped, wss.checkReplay)
+// is "never" for this store, not a wrapped-around time in 1677 that would
+// reject the message as already expired.
+func unixNano(t time.Time) int64 {
+	switch {
+	case t.After(maxUnixNano):
+		return math.MaxInt64
+	case t.Before(minUnixNano):
+		return math.MinInt64
+	}
+	return t.UnixNano()
 }
 
 // sweepAll sweeps every shard that holds an expired entry. No shard lock is

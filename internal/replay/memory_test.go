@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -221,4 +222,29 @@ func TestMemoryClose(t *testing.T) {
 	replayed, err := m.Seen(t.Context(), key("a"), time.Now().Add(time.Minute))
 	require.ErrorIs(t, err, ErrUnavailable)
 	assert.True(t, replayed)
+}
+
+// TestMemoryFarExpiry: an expiry past 2262 does not fit int64 Unix
+// nanoseconds. Wrapped around, it read as 1677: already expired, so a valid
+// message was refused, and a store that took it for "not replayed" would
+// accept its replay.
+func TestMemoryFarExpiry(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		expires time.Time
+	}{
+		{"ok/year-2300", time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{"ok/year-9999", time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)},
+		{"ok/just-past-int64-nanoseconds", time.Unix(0, math.MaxInt64).Add(time.Nanosecond)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := NewMemory(MemoryOptions{})
+			replayed, err := m.Seen(t.Context(), key("m"), tt.expires)
+			require.NoError(t, err)
+			require.False(t, replayed, "first sight")
+			replayed, err = m.Seen(t.Context(), key("m"), tt.expires)
+			require.NoError(t, err)
+			assert.True(t, replayed, "second sight is a replay")
+		})
+	}
 }

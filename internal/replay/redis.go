@@ -19,6 +19,11 @@ const (
 	DefaultDialTimeout = time.Second
 )
 
+// maxTTL bounds a key's lifetime: a hundred years is "until the message
+// can no longer be accepted" for any expiry, and far inside both
+// time.Duration and Redis's millisecond expiry range.
+const maxTTL = 100 * 365 * 24 * time.Hour
+
 // RedisOptions configures NewRedis.
 type RedisOptions struct {
 	// Addr is the server's host:port.
@@ -107,7 +112,10 @@ func (r *Redis) Seen(ctx context.Context, key []byte, expires time.Time) (bool, 
 	}
 	// Round up to whole milliseconds, Redis's unit: rounding down could
 	// forget the key just before the message stops being acceptable.
-	ttl = (ttl + time.Millisecond - 1).Truncate(time.Millisecond)
+	// time.Until saturates at about 292 years, where rounding up would
+	// wrap around to a negative TTL (an expiry after 2262 that callers
+	// should have clamped, wss.checkReplay): such a TTL is capped first.
+	ttl = (min(ttl, maxTTL) + time.Millisecond - 1).Truncate(time.Millisecond)
 
 	// Hex keeps keys printable in redis-cli, MONITOR and slow logs.
 	k := make([]byte, len(r.prefix)+hex.EncodedLen(len(key)))

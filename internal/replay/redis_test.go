@@ -298,3 +298,33 @@ func TestNewRedisOptions(t *testing.T) {
 	assert.Equal(t, DefaultKeyPrefix, r.prefix)
 	assert.Equal(t, DefaultOpTimeout, r.opTimeout)
 }
+
+// TestRedisFarExpiry: time.Until saturates at about 292 years, and
+// rounding that up to milliseconds wrapped around to a negative TTL: the
+// key was written without one (Redis would never free it) or refused.
+// Callers clamp (wss.checkReplay); the store must be safe by itself.
+func TestRedisFarExpiry(t *testing.T) {
+	addr := replaytest.StartRedis(t)
+	r := newRedis(t, RedisOptions{Addr: addr})
+	raw := rawClient(t, addr)
+	for _, tt := range []struct {
+		name    string
+		expires time.Time
+	}{
+		{"ok/year-2300", time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{"ok/year-9999", time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			k := key(tt.name)
+			for _, want := range []bool{false, true} {
+				replayed, err := r.Seen(t.Context(), k, tt.expires)
+				require.NoError(t, err)
+				require.Equal(t, want, replayed)
+			}
+			ttl, err := raw.PTTL(t.Context(), DefaultKeyPrefix+hex.EncodeToString(k)).Result()
+			require.NoError(t, err)
+			assert.Greater(t, ttl, time.Duration(0), "the key has a TTL")
+			assert.LessOrEqual(t, ttl, 100*365*24*time.Hour)
+		})
+	}
+}

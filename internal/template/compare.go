@@ -37,6 +37,7 @@ type sigFacts struct {
 	KeyBits              int
 	Covered              []int
 	SignedInfoDigest     [32]byte
+	SignatureValue       []byte
 }
 
 type resultFacts struct {
@@ -62,7 +63,8 @@ func facts(r *wss.Result) resultFacts {
 		Timestamp: r.Timestamp, Username: r.Username, Token: r.Token, Decrypted: r.Decrypted, Algs: r.Algorithms,
 		Confirms: r.Confirmations, ConfirmAt: r.ConfirmationStarts}
 	for _, s := range r.Signatures {
-		sf := sigFacts{KeyRef: s.KeyReference, Method: s.Method, C14N: s.C14N, KeyBits: s.KeyBits, Covered: s.Covered, SignedInfoDigest: s.SignedInfoDigest}
+		sf := sigFacts{KeyRef: s.KeyReference, Method: s.Method, C14N: s.C14N, KeyBits: s.KeyBits, Covered: s.Covered, SignedInfoDigest: s.SignedInfoDigest,
+			SignatureValue: s.SignatureValue}
 		if s.Signer != nil {
 			sf.Signer = s.Signer.SHA256
 		}

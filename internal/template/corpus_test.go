@@ -27,6 +27,7 @@ type fixture struct {
 	rsa    *testpki.Leaf
 	ec     *testpki.Leaf
 	gw     *testpki.Leaf // the gateway's decryption key pair
+	ca     *testpki.CA
 	now    time.Time
 }
 
@@ -35,7 +36,7 @@ func newFixture(t testing.TB, mutate func(*config.Policy), o Options) *fixture {
 	dir := t.TempDir()
 	ca := testpki.NewCA(t, "template test CA")
 	f := &fixture{rsa: ca.IssueRSA(t, dir, "partner-rsa"), ec: ca.Issue(t, dir, "partner-ec"), gw: ca.IssueRSA(t, dir, "gateway"),
-		now: time.Now().UTC().Truncate(time.Second)}
+		ca: ca, now: time.Now().UTC().Truncate(time.Second)}
 	p := config.DefaultPolicy()
 	p.DecryptionKeys = []config.KeyFiles{{CertFile: f.gw.CertFile, KeyFile: f.gw.KeyFile}}
 	p.Replay = "off"

@@ -174,8 +174,15 @@ func (l *learner) encryptedData(ed int, st *decStep) error {
 			st.data = l.cipherSlot(c)
 		case l.is(c, nsDS, "KeyInfo") && st.data < 0:
 			// The key is the EncryptedKey's, which lists this
-			// EncryptedData; the DOM engine does not read this KeyInfo
-			// then (its markup is constant in the template anyway).
+			// EncryptedData. The DOM engine requires a key this KeyInfo
+			// names to be that EncryptedKey (sameKey). A "#id" here is
+			// bound to the one EncryptedKey's id; an EncryptedKeySHA1
+			// would be a learned constant that no longer names the
+			// EncryptedKey of the next message, so a KeyIdentifier here
+			// is not learned.
+			if l.keyIdentifierIn(c) {
+				return unsupported("EncryptedData KeyInfo with a KeyIdentifier")
+			}
 		default:
 			return unsupported("%s in EncryptedData", l.d.Elements[c].Local)
 		}
@@ -188,6 +195,17 @@ func (l *learner) encryptedData(ed int, st *decStep) error {
 	*l.enc = splice{a: e.Start, b: e.End}
 	l.enc.n = len(l.res.Document) - len(l.data) + (e.End - e.Start)
 	return nil
+}
+
+// keyIdentifierIn reports whether a wsse:KeyIdentifier lies inside
+// element i.
+func (l *learner) keyIdentifierIn(i int) bool {
+	for j := i + 1; j < l.d.Elements[i].Next; j++ {
+		if l.is(j, nsWSSE, "KeyIdentifier") {
+			return true
+		}
+	}
+	return false
 }
 
 func (l *learner) cipherSlot(cd int) int {

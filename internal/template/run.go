@@ -264,6 +264,7 @@ func (r *run) signature(st *sigStep, n int) error {
 	if err := crypto.VerifySignatureSHA256(st.method, id.Certificate.PublicKey, r.buf, &sig.SignedInfoDigest, value); err != nil {
 		return wss.Wrap(wss.ReasonSignature, err, "SignatureValue")
 	}
+	sig.SignatureValue = value
 	sig.Covered = make([]int, len(st.refs))
 	for k := range st.refs {
 		if err := r.reference(&st.refs[k]); err != nil {

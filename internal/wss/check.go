@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/xml"
+	"math"
 	"time"
 
 	"github.com/wssgw/wssgw/internal/config"
+	"github.com/wssgw/wssgw/internal/crypto"
 )
 
 // Check requires every item of the policy to be backed by a verified fact of
@@ -110,32 +112,53 @@ func partLabel(n xml.Name) string {
 	return "header"
 }
 
-// checkReplay records each verified signature (keyed on the canonical
-// SignedInfo digest plus the signer, DESIGN.md §5.7) and the UsernameToken
-// nonce. Entries live until the message could no longer pass the Timestamp
-// check anyway.
+// NeedsSignature reports whether CheckFacts refuses every message without
+// a trusted X.509 signature: the policy requires a signature, or a part
+// that is always present (Body) or must be present (Timestamp,
+// UsernameToken, BinarySecurityToken) to be signed. A required header
+// block need not be signed when absent, so it does not count. Engines use
+// it to refuse a message with no ds:Signature before any key is used.
+func (p *Policy) NeedsSignature() bool {
+	if p.Config.Has(config.RequireSignature) {
+		return true
+	}
+	for _, part := range p.Signed {
+		if part.Space == partSpace {
+			return true
+		}
+	}
+	return false
+}
+
+// NeedsSignedBody reports whether CheckFacts requires a trusted signature
+// over the Body.
+func (p *Policy) NeedsSignedBody() bool {
+	for _, part := range p.Signed {
+		if part == PartBody {
+			return true
+		}
+	}
+	return false
+}
+
+// checkReplay records each verified signature and the UsernameToken nonce
+// (DESIGN.md §5.7). A signature is keyed on what was signed and the value
+// that signs it: SHA-256("sig\0" || SHA-256(canonical SignedInfo) ||
+// SignatureValue). Nothing of the token is in the key: the certificate is
+// not signed (a BinarySecurityToken can be swapped for another certificate
+// of the same key, a same-key renewal, or re-encoded) and a key that
+// changed with it would accept the same signed message again. The
+// SignatureValue keeps two partners' signatures over an identical
+// SignedInfo apart; it is taken in its canonical form, since an ECDSA
+// value has a second valid form anyone can compute
+// (crypto.CanonicalSignatureValue).
 func (p *Policy) checkReplay(ctx context.Context, r *Result, now time.Time) error {
 	if p.replay == nil {
 		return nil
 	}
-	expires := now.Add(p.Config.Timestamp.MaxAge + p.Config.Timestamp.FutureSkew)
-	if r.Timestamp != nil {
-		expires = r.Timestamp.Created.Add(p.Config.Timestamp.MaxAge + p.Config.Timestamp.FutureSkew)
-		if e := r.Timestamp.Expires; !e.IsZero() && e.Add(p.Config.Timestamp.FutureSkew).After(expires) {
-			expires = e.Add(p.Config.Timestamp.FutureSkew)
-		}
-	}
-	if !expires.After(now) {
-		expires = now.Add(time.Second)
-	}
+	expires := p.replayExpiry(r, now)
 	for _, s := range r.Signatures {
-		h := sha256.New()
-		h.Write([]byte("sig\x00"))
-		h.Write(s.SignedInfoDigest[:])
-		if s.Signer != nil {
-			h.Write([]byte(s.Signer.SHA256))
-		}
-		if err := p.seen(ctx, h.Sum(nil), expires); err != nil {
+		if err := p.seen(ctx, signatureReplayKey(&s), expires); err != nil {
 			return err
 		}
 	}
@@ -145,7 +168,9 @@ func (p *Policy) checkReplay(ctx context.Context, r *Result, now time.Time) erro
 		h.Write([]byte(u.Username))
 		h.Write([]byte{0})
 		h.Write(u.Nonce)
-		ue := u.Created.Add(p.Config.UsernameToken.MaxAge + p.Config.Timestamp.FutureSkew)
+		// CheckUsernameCreated refused a Created after now+FutureSkew, so
+		// this is at most now+UsernameToken.MaxAge+2×FutureSkew.
+		ue := u.Created.Add(addDurations(p.Config.UsernameToken.MaxAge, p.Config.Timestamp.FutureSkew))
 		if !ue.After(now) {
 			ue = now.Add(time.Second)
 		}
@@ -154,6 +179,61 @@ func (p *Policy) checkReplay(ctx context.Context, r *Result, now time.Time) erro
 		}
 	}
 	return nil
+}
+
+// signatureReplayKey is the replay store key of a verified signature
+// (checkReplay).
+func signatureReplayKey(s *Signature) []byte {
+	var key any
+	if s.Signer != nil && s.Signer.Certificate != nil {
+		key = s.Signer.Certificate.PublicKey
+	}
+	h := sha256.New()
+	h.Write([]byte("sig\x00"))
+	h.Write(s.SignedInfoDigest[:])
+	h.Write(crypto.CanonicalSignatureValue(key, s.SignatureValue))
+	return h.Sum(nil)
+}
+
+// replayExpiry is how long a message's signatures are remembered: until
+// it could no longer pass the Timestamp check (CheckTimestamp), with one
+// FutureSkew more for replicas whose clocks run behind this one's. That
+// is Created+MaxAge+FutureSkew, or Expires+FutureSkew when later; without
+// a Timestamp, MaxAge+FutureSkew from now.
+//
+// It is clamped to now+MaxAge+2×FutureSkew. CheckTimestamp refused a
+// Created after now+FutureSkew and refuses, at any later time, a Created
+// older than MaxAge, so no check after Created+MaxAge ≤ now+FutureSkew+
+// MaxAge accepts the message whatever its Expires says: remembering it
+// longer protects nothing. The clamp never shortens the Created term. It
+// bounds an Expires in the year 9999 (which would also overflow the stores'
+// int64 nanoseconds past 2262) to minutes.
+func (p *Policy) replayExpiry(r *Result, now time.Time) time.Time {
+	tp := p.Config.Timestamp
+	window := addDurations(tp.MaxAge, tp.FutureSkew)
+	expires := now.Add(window)
+	if r.Timestamp != nil {
+		expires = r.Timestamp.Created.Add(window)
+		if e := r.Timestamp.Expires; !e.IsZero() && e.Add(tp.FutureSkew).After(expires) {
+			expires = e.Add(tp.FutureSkew)
+		}
+	}
+	if limit := now.Add(addDurations(window, tp.FutureSkew)); expires.After(limit) {
+		expires = limit
+	}
+	if !expires.After(now) {
+		expires = now.Add(time.Second)
+	}
+	return expires
+}
+
+// addDurations adds non-negative durations, saturating instead of
+// wrapping around to a negative sum for absurd configured values.
+func addDurations(a, b time.Duration) time.Duration {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 func (p *Policy) seen(ctx context.Context, key []byte, expires time.Time) error {

@@ -2,10 +2,17 @@ package wss
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/xml"
 	"errors"
+	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"testing"
@@ -72,7 +79,7 @@ func TestCheck(t *testing.T) {
 			r.Signatures = append(r.Signatures, Signature{KeyReference: KeyRefEncryptedKey, Covered: []int{100}})
 		}, want: ReasonPolicy},
 		"ok/hmac-and-trusted-signature": {result: func(r *Result) {
-			r.Signatures = append([]Signature{{KeyReference: KeyRefEncryptedKey, Covered: []int{100, 50}}}, r.Signatures...)
+			r.Signatures = append([]Signature{{KeyReference: KeyRefEncryptedKey, Covered: []int{100, 50}, SignatureValue: []byte("mac")}}, r.Signatures...)
 		}},
 		"fail/wrapped-body":       {result: func(r *Result) { r.Body = 200 }, want: ReasonPolicy},
 		"fail/timestamp-unsigned": {result: func(r *Result) { r.Signatures[0].Covered = []int{100} }, want: ReasonPolicy},
@@ -147,6 +154,97 @@ func TestCheckReplay(t *testing.T) {
 	p, err = Compile("p", off, store, crypto.ReloadOptions{})
 	require.NoError(t, err)
 	require.NoError(t, p.Check(context.Background(), signed(), now), "replay off does not consult the store")
+}
+
+// TestReplayKeyIgnoresToken: the replay key is what was signed and the
+// signature value. The same signature presented with another certificate
+// of the same key (a swapped BinarySecurityToken: another signer identity,
+// another key reference kind) is a replay.
+func TestReplayKeyIgnoresToken(t *testing.T) {
+	now := time.Unix(1001, 0)
+	store := &fakeStore{seen: map[string]bool{}}
+	p, err := Compile("p", config.DefaultPolicy(), store, crypto.ReloadOptions{})
+	require.NoError(t, err)
+	first := signed()
+	first.Signatures[0].SignatureValue = []byte("value")
+	require.NoError(t, p.Check(context.Background(), first, now))
+
+	swapped := signed()
+	swapped.Signatures[0].SignatureValue = []byte("value")
+	swapped.Signatures[0].Signer = &crypto.Identity{Subject: "CN=partner renewed", SHA256: "cd"}
+	swapped.Signatures[0].KeyReference = KeyRefIssuerSerial
+	err = p.Check(context.Background(), swapped, now)
+	assert.Equal(t, ReasonReplay, ReasonOf(err), "a certificate swap is a replay: %v", err)
+
+	other := signed()
+	other.Signatures[0].SignatureValue = []byte("another value")
+	require.NoError(t, p.Check(context.Background(), other, now), "the same SignedInfo signed by another key is another message")
+}
+
+// TestReplayExpiry: entries live until the message could no longer pass
+// the Timestamp check, and never longer than MaxAge+2×FutureSkew from now,
+// whatever Expires says.
+func TestReplayExpiry(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	cp := config.DefaultPolicy()
+	maxAge, skew := cp.Timestamp.MaxAge, cp.Timestamp.FutureSkew
+	far := time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := map[string]struct {
+		ts   *Timestamp
+		want time.Time
+	}{
+		"ok/no-timestamp":                {nil, now.Add(maxAge + skew)},
+		"ok/created-now":                 {&Timestamp{Created: now}, now.Add(maxAge + skew)},
+		"ok/created-in-skew":             {&Timestamp{Created: now.Add(skew)}, now.Add(maxAge + 2*skew)},
+		"ok/expires-soon":                {&Timestamp{Created: now, Expires: now.Add(time.Minute)}, now.Add(maxAge + skew)},
+		"ok/expires-later":               {&Timestamp{Created: now, Expires: now.Add(maxAge + skew)}, now.Add(maxAge + 2*skew)},
+		"ok/expires-2300-clamped":        {&Timestamp{Created: now, Expires: far}, now.Add(maxAge + 2*skew)},
+		"ok/expires-9999-clamped":        {&Timestamp{Created: now.Add(skew), Expires: time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)}, now.Add(maxAge + 2*skew)},
+		"ok/old-created-one-more-second": {&Timestamp{Created: now.Add(-maxAge - skew)}, now.Add(time.Second)},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			p, err := Compile("p", cp, nil, crypto.ReloadOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, p.replayExpiry(&Result{Timestamp: tc.ts}, now))
+		})
+	}
+	t.Run("ok/zero-window", func(t *testing.T) {
+		z := cp
+		z.Timestamp.MaxAge, z.Timestamp.FutureSkew = 0, 0
+		p, err := Compile("p", z, nil, crypto.ReloadOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, now.Add(time.Second), p.replayExpiry(&Result{Timestamp: &Timestamp{Created: now, Expires: far}}, now))
+	})
+	t.Run("ok/huge-durations-saturate", func(t *testing.T) {
+		h := cp
+		h.Timestamp.MaxAge, h.Timestamp.FutureSkew = math.MaxInt64-1, math.MaxInt64-1
+		p, err := Compile("p", h, nil, crypto.ReloadOptions{})
+		require.NoError(t, err)
+		assert.True(t, p.replayExpiry(&Result{}, now).After(now), "no wrap-around to the past")
+	})
+}
+
+// TestSignatureReplayKeyECDSA: (r, s) and (r, N−s) both verify, and anyone
+// can compute the second from the first; they are one replay key.
+func TestSignatureReplayKeyECDSA(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	digest := sha256.Sum256([]byte("signed info"))
+	r, s, err := ecdsa.Sign(rand.Reader, key, digest[:])
+	require.NoError(t, err)
+	n := key.Params().N
+	flipped := new(big.Int).Sub(n, s)
+	require.True(t, ecdsa.Verify(&key.PublicKey, digest[:], r, flipped), "the flipped value verifies")
+	raw := func(s *big.Int) []byte {
+		return append(r.FillBytes(make([]byte, 32)), s.FillBytes(make([]byte, 32))...)
+	}
+	id := &crypto.Identity{Certificate: &x509.Certificate{PublicKey: &key.PublicKey}}
+	a := Signature{Signer: id, SignedInfoDigest: digest, SignatureValue: raw(s)}
+	b := Signature{Signer: id, SignedInfoDigest: digest, SignatureValue: raw(flipped)}
+	assert.Equal(t, signatureReplayKey(&a), signatureReplayKey(&b))
+	c := Signature{Signer: id, SignedInfoDigest: digest, SignatureValue: raw(new(big.Int).Sub(s, big.NewInt(1)))}
+	assert.NotEqual(t, signatureReplayKey(&a), signatureReplayKey(&c))
 }
 
 func TestCredentials(t *testing.T) {

@@ -136,8 +136,12 @@ type Signature struct {
 	// resolved to, after any later decryption moved them.
 	Covered []int
 	// SignedInfoDigest is SHA-256 of the canonical SignedInfo that was
-	// verified: the replay key (DESIGN.md §5.7).
+	// verified: with SignatureValue, the replay key (DESIGN.md §5.7).
 	SignedInfoDigest [32]byte
+	// SignatureValue is the verified ds:SignatureValue, decoded octets.
+	// The replay key is derived from what was signed and this value,
+	// never from the token that carried the key (checkReplay).
+	SignatureValue []byte
 }
 
 // Decryption is one decrypted EncryptedData.

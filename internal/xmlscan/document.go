@@ -161,6 +161,8 @@ type Document struct {
 
 	// Counts of elements in the XML Signature namespace.
 	References, Transforms, Signatures int
+	// Counts of elements in the XML Encryption namespace.
+	EncryptedKeys, EncryptedData int
 
 	scratch scratch
 }
@@ -175,6 +177,7 @@ func (d *Document) Reset() {
 	d.BOM, d.HasCR = false, false
 	d.Decl = Span{}
 	d.References, d.Transforms, d.Signatures = 0, 0, 0
+	d.EncryptedKeys, d.EncryptedData = 0, 0
 	d.Elements = truncate(d.Elements)
 	d.Attrs = truncate(d.Attrs)
 	d.NSDecls = truncate(d.NSDecls)

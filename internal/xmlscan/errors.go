@@ -97,6 +97,8 @@ const (
 	KindLimitReferences
 	KindLimitTransforms
 	KindLimitSignatures
+	KindLimitEncryptedKeys
+	KindLimitEncryptedData
 
 	kindEnd // sentinel, not a kind
 )
@@ -139,6 +141,8 @@ var kindNames = [...]string{
 	KindLimitReferences:        "limit_references",
 	KindLimitTransforms:        "limit_transforms",
 	KindLimitSignatures:        "limit_signatures",
+	KindLimitEncryptedKeys:     "limit_encrypted_keys",
+	KindLimitEncryptedData:     "limit_encrypted_data",
 }
 
 // String returns the metric label of k: lowercase_with_underscores, or

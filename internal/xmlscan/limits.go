@@ -54,6 +54,18 @@ type Limits struct {
 	MaxTransforms int
 	// MaxSignatures bounds ds:Signature elements in the document. Default 8.
 	MaxSignatures int
+	// MaxEncryptedKeys bounds xenc:EncryptedKey elements in the document.
+	// Each one can make the receiver unwrap a key with its private key
+	// (about a millisecond of RSA), and anyone with the receiver's
+	// certificate can make valid ones. Default 4: one per message is the
+	// norm (WSS4J, CXF, .NET encrypt every part under one key), a few
+	// cover a signature key and an encryption key.
+	MaxEncryptedKeys int
+	// MaxEncryptedData bounds xenc:EncryptedData elements in the document.
+	// Each one decrypted makes the receiver pass the whole message through
+	// the gate again. Default 32, the default MIME part count, so that
+	// every attachment of a package may be encrypted.
+	MaxEncryptedData int
 }
 
 // DefaultLimits returns the documented defaults, sized for SOAP messages
@@ -73,6 +85,8 @@ func DefaultLimits() Limits {
 		MaxReferences:        64,
 		MaxTransforms:        128,
 		MaxSignatures:        8,
+		MaxEncryptedKeys:     4,
+		MaxEncryptedData:     32,
 	}
 }
 
@@ -101,6 +115,8 @@ func (l *Limits) fields() []struct {
 		{"MaxReferences", &l.MaxReferences, d.MaxReferences},
 		{"MaxTransforms", &l.MaxTransforms, d.MaxTransforms},
 		{"MaxSignatures", &l.MaxSignatures, d.MaxSignatures},
+		{"MaxEncryptedKeys", &l.MaxEncryptedKeys, d.MaxEncryptedKeys},
+		{"MaxEncryptedData", &l.MaxEncryptedData, d.MaxEncryptedData},
 	}
 }
 

@@ -97,6 +97,18 @@ var limitCases = map[string]limitCase{
 		}, kind: KindLimitTransforms},
 	"signatures": {set: func(l *Limits, n int) { l.MaxSignatures = n }, n: 2,
 		doc: func(n int) string { return "<r>" + strings.Repeat(dsig(""), n) + "</r>" }, kind: KindLimitSignatures},
+	"encrypted-keys": {set: func(l *Limits, n int) { l.MaxEncryptedKeys = n }, n: 2,
+		doc: func(n int) string {
+			// Nested in EncryptedData or not, every one is counted; other
+			// xenc elements are not.
+			return `<r xmlns:x="` + NamespaceXEnc + `"><x:EncryptedData><x:KeyInfo/></x:EncryptedData>` +
+				strings.Repeat(`<x:EncryptedKey><x:ReferenceList/></x:EncryptedKey>`, n-1) +
+				`<x:EncryptedData><k:KeyInfo xmlns:k="` + NamespaceDSig + `"><x:EncryptedKey/></k:KeyInfo></x:EncryptedData></r>`
+		}, kind: KindLimitEncryptedKeys},
+	"encrypted-data": {set: func(l *Limits, n int) { l.MaxEncryptedData = n }, n: 3,
+		doc: func(n int) string {
+			return `<r><EncryptedKey xmlns="` + NamespaceXEnc + `"/>` + strings.Repeat(`<EncryptedData xmlns="`+NamespaceXEnc+`"/>`, n) + `</r>`
+		}, kind: KindLimitEncryptedData},
 }
 
 func TestLimits(t *testing.T) {

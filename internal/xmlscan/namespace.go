@@ -16,13 +16,18 @@ const (
 	// classDSig: the XML Signature namespace, whose Reference, Transform
 	// and Signature elements are counted.
 	classDSig
+	// classXEnc: the XML Encryption namespace, whose EncryptedKey and
+	// EncryptedData elements are counted.
+	classXEnc
 )
 
 func classify(uri string) nsClass {
 	switch uri {
 	case NamespaceDSig:
 		return classB64 | classDSig
-	case NamespaceDSig11, NamespaceXEnc, NamespaceXEnc11, NamespaceWSSE, NamespaceWSSE11:
+	case NamespaceXEnc:
+		return classB64 | classXEnc
+	case NamespaceDSig11, NamespaceXEnc11, NamespaceWSSE, NamespaceWSSE11:
 		return classB64
 	}
 	return 0

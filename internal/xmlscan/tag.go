@@ -195,8 +195,31 @@ func (st *state) nsDecl(prefix, local string, name, val Span, quote, class uint8
 	return nil
 }
 
-// count applies the element count limits of the XML Signature namespace.
+// countXEnc applies the element count limits of the XML Encryption
+// namespace. Each EncryptedKey can cost a private-key operation and each
+// EncryptedData a decryption and a new pass over the message, so their
+// number is bounded here, before an engine looks at any of them.
+func (st *state) countXEnc(e *Element, p int) *Error {
+	d, lim := st.d, st.lim
+	switch e.Local {
+	case "EncryptedKey":
+		if d.EncryptedKeys++; d.EncryptedKeys > lim.MaxEncryptedKeys {
+			return newError(KindLimitEncryptedKeys, p, "too many xenc:EncryptedKey elements")
+		}
+	case "EncryptedData":
+		if d.EncryptedData++; d.EncryptedData > lim.MaxEncryptedData {
+			return newError(KindLimitEncryptedData, p, "too many xenc:EncryptedData elements")
+		}
+	}
+	return nil
+}
+
+// count applies the element count limits of the XML Signature and XML
+// Encryption namespaces.
 func (st *state) count(e *Element, class nsClass, p int) *Error {
+	if class&classXEnc != 0 {
+		return st.countXEnc(e, p)
+	}
 	if class&classDSig == 0 {
 		return nil
 	}
