@@ -112,6 +112,11 @@ type Route struct {
 	BackendTLS BackendTLS `mapstructure:"backendTLS"`
 	// IdentityHeaders pass the verified identity to the backend.
 	IdentityHeaders IdentityHeaders `mapstructure:"identityHeaders"`
+	// UnsafeSkipGate streams a policy-none route's requests to the backend
+	// unread, as before issue 13: no XML gate (DTDs, entities, limits, the
+	// envelope rule), no charset or SOAP version check. Only valid with
+	// policy none; unsafe for any backend that parses XML.
+	UnsafeSkipGate bool `mapstructure:"unsafeSkipGate"`
 }
 
 // RouteTimeouts bound the phases of one exchange on a route.
