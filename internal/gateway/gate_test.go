@@ -321,3 +321,54 @@ func TestClassifyGate(t *testing.T) {
 		})
 	}
 }
+
+// TestGateSecuredRoute: on a verifying route the engines gate (no second
+// gate), the charset and version rules still apply, and the forwarded label
+// is UTF-8. Both engines see the envelope rule: the first message teaches
+// the template automaton, the injected ones miss it and the DOM engine's
+// gate refuses them.
+func TestGateSecuredRoute(t *testing.T) {
+	rec := newRecorder(t)
+	k := newSigningPKI(t)
+	f := newSigningFront(t, rec.URL, k, func(r *config.Responses) { *r = config.Responses{} })
+	send := func(ctype string, body []byte) (int, string) {
+		resp, err := http.Post(f.URL+"/orders", ctype, strings.NewReader(string(body)))
+		require.NoError(t, err)
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, string(answer)
+	}
+	inject := func(mid string) []byte {
+		b := signedRequest(t, k)
+		i := strings.Index(string(b), "</soapenv:Header>") + len("</soapenv:Header>")
+		return []byte(string(b[:i]) + mid + string(b[i:]))
+	}
+	for i := 0; i < 2; i++ { // the second one may take the template path
+		status, answer := send(`text/xml; charset="UTF-8"`, signedRequest(t, k))
+		require.Equal(t, 200, status, answer)
+	}
+	got := rec.received()
+	require.Len(t, got, 2)
+	assert.Equal(t, ctype11, got[1].contentType)
+
+	tests := []struct {
+		name, ctype string
+		body        []byte
+		status      int
+		fault       string
+	}{
+		{"fail/charset-utf-7", "text/xml; charset=utf-7", signedRequest(t, k), 415, faultCharset},
+		{"fail/soap11-under-soap12-type", ctype12, signedRequest(t, k), 500, faultVersion12},
+		{"fail/text-between-header-and-body", ctype11, inject("admin"), 500, faultSecurity},
+		{"fail/cdata-fake-body", ctype11, inject(`<![CDATA[<soapenv:Body><m:Delete xmlns:m="urn:m"/></soapenv:Body>]]>`), 500, faultSecurity},
+		{"fail/comment-in-envelope", ctype11, inject("<!---->"), 500, faultSecurity},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			status, answer := send(tc.ctype, tc.body)
+			assert.Equal(t, tc.status, status, answer)
+			assert.Contains(t, answer, tc.fault)
+			assert.Len(t, rec.received(), 2, "a refused message reached the backend")
+		})
+	}
+}
