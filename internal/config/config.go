@@ -100,7 +100,7 @@ type Route struct {
 	// Backend is the http or https base URL of the SOAP service.
 	Backend string `mapstructure:"backend"`
 	// Policy names the security policy (a key of policies); "none"
-	// forwards untouched.
+	// verifies nothing (requests are still gated unless UnsafeSkipGate).
 	Policy string `mapstructure:"policy"`
 	// MaxBodyBytes bounds the request body; larger bodies get 413.
 	MaxBodyBytes ByteSize `mapstructure:"maxBodyBytes"`
