@@ -124,7 +124,7 @@ func (g *gate) passPackage(ctx context.Context, r *http.Request, body io.Reader,
 	if err != nil {
 		return err
 	}
-	if err := g.check(pkg.RootBytes, v, rm); err != nil {
+	if err := g.check(pkg.RootBytes, rootVersion(pkg, v), rm); err != nil {
 		_ = pkg.Close()
 		return err
 	}

@@ -185,7 +185,13 @@ func TestUnsafeSkipGate(t *testing.T) {
 func mtomNone(root, rootType string) (string, string) {
 	const b = "gate-unit-boundary"
 	ct := `multipart/related; type="application/xop+xml"; start="<root@unit>"; start-info="text/xml"; boundary=` + b
-	if strings.Contains(rootType, "soap+xml") {
+	switch {
+	case strings.HasPrefix(rootType, "text/xml"): // SwA
+		ct = `multipart/related; type="text/xml"; start="<root@unit>"; boundary=` + b
+	case strings.Contains(rootType, "no-start-info"):
+		rootType = strings.TrimSuffix(rootType, "; no-start-info")
+		ct = strings.Replace(ct, `start-info="text/xml"; `, "", 1)
+	case strings.Contains(rootType, "soap+xml"):
 		ct = strings.Replace(ct, `start-info="text/xml"`, `start-info="application/soap+xml"`, 1)
 	}
 	body := fmt.Sprintf("--%[1]s\r\nContent-Type: %[2]s\r\nContent-ID: <root@unit>\r\n\r\n%[3]s\r\n"+
@@ -206,6 +212,11 @@ func TestGatePolicyNoneMTOM(t *testing.T) {
 		{"ok/soap11", env11, xop11, 200, ""},
 		{"ok/soap12", env12, xop12, 200, ""},
 		{"ok/no-charset", env11, `application/xop+xml; type="text/xml"`, 200, ""},
+		{"ok/swa", env11, "text/xml; charset=utf-8", 200, ""},
+		{"ok/soap12-without-start-info", env12, xop12 + "; no-start-info", 200, ""},
+		{"fail/soap11-under-soap12-root-without-start-info", env11, xop12 + "; no-start-info", 500, faultVersion11},
+		{"fail/swa-root-charset", env11, "text/xml; charset=utf-16", 415, faultCharset},
+		{"fail/swa-root-cdata-body", envelopeOf(soap.NS11, `<![CDATA[<soapenv:Body/>]]>`), "text/xml", 400, faultMalformed},
 		{"fail/root-xxe", `<!DOCTYPE e [<!ENTITY x SYSTEM "file:///etc/passwd">]>` + env11, xop11, 400, faultMalformed},
 		{"fail/root-text-in-envelope", envelopeOf(soap.NS11, "x"), xop11, 400, faultMalformed},
 		{"fail/root-charset", env11, `application/xop+xml; charset=iso-8859-1; type="text/xml"`, 415, faultCharset},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"slices"
 	"sync"
@@ -29,6 +30,7 @@ func (s *security) secureMultipart(ctx context.Context, r *http.Request, body io
 		return nil, s.packageError(err)
 	}
 	s.stripIdentity(r.Header)
+	v = rootVersion(pkg, v)
 	atts := wss.PackageAttachments(pkg, "")
 	engine, ok := s.engine.(wss.AttachmentEngine)
 	if !ok {
@@ -65,6 +67,21 @@ func readPackage(ctx context.Context, r *http.Request, body io.Reader, lim wmime
 		return nil, fmt.Errorf("gateway: root part: %w", err)
 	}
 	return pkg, nil
+}
+
+// rootVersion is the SOAP version a package's root part announces: its
+// media type (SwA) or its type parameter (XOP 1.0 §4.1, SOAP MTOM §3.2),
+// which mime.Read checked against the package's type and start-info. A
+// package without start-info announces its version only there.
+func rootVersion(pkg *wmime.Package, announced soap.Version) soap.Version {
+	ct := pkg.Root.ContentType()
+	if media, params, err := mime.ParseMediaType(ct); err == nil && media == wmime.TypeXOP {
+		ct = params["type"]
+	}
+	if kind, v := soap.Classify(ct); kind == soap.Envelope {
+		return v
+	}
+	return announced
 }
 
 // sendPackage makes pkg, with root as its root part, r's body for the
