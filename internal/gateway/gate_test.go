@@ -105,7 +105,7 @@ const (
 	faultSecurity  = "wsse:InvalidSecurity"
 	ctype11        = "text/xml; charset=utf-8"
 	ctype12        = `application/soap+xml; charset=utf-8; action="urn:get"`
-	forward12      = `application/soap+xml; action="urn:get"; charset=utf-8`
+	forward12      = ctype12
 )
 
 // plainCases attack a route that verifies nothing: each fail/ case reached

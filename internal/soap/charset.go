@@ -40,10 +40,13 @@ func ForwardContentType(contentType string, v Version) string {
 	if err != nil || !ok {
 		return v.ContentType()
 	}
-	if ct := mime.FormatMediaType("application/soap+xml", map[string]string{"charset": "utf-8", "action": action}); ct != "" {
-		return ct
+	const media = "application/soap+xml"
+	ct := mime.FormatMediaType(media, map[string]string{"action": action})
+	if ct == "" {
+		return v.ContentType() // an action no quoted-string can carry
 	}
-	return v.ContentType() // an action no quoted-string can carry
+	// charset first, as SOAP stacks write it.
+	return v.ContentType() + ct[len(media):]
 }
 
 // envelopeParams checks the charset of contentType and returns its

@@ -56,10 +56,10 @@ func TestForwardContentType(t *testing.T) {
 		"ok/soap11-upper":      {`Text/XML; charset="UTF-8"`, V11, "text/xml; charset=utf-8"},
 		"ok/soap11-drops":      {`text/xml; charset=utf-8; action="urn:a"; x=y`, V11, "text/xml; charset=utf-8"},
 		"ok/soap12-plain":      {"application/soap+xml", V12, "application/soap+xml; charset=utf-8"},
-		"ok/soap12-action":     {`application/soap+xml;action="urn:a b";charset=UTF-8`, V12, `application/soap+xml; action="urn:a b"; charset=utf-8`},
-		"ok/soap12-token":      {`application/soap+xml; action=a.b`, V12, `application/soap+xml; action=a.b; charset=utf-8`},
+		"ok/soap12-action":     {`application/soap+xml;action="urn:a b";charset=UTF-8`, V12, `application/soap+xml; charset=utf-8; action="urn:a b"`},
+		"ok/soap12-token":      {`application/soap+xml; action=a.b`, V12, `application/soap+xml; charset=utf-8; action=a.b`},
 		"ok/soap12-drop-other": {`application/soap+xml; x=y`, V12, "application/soap+xml; charset=utf-8"},
-		"ok/soap12-escape":     {`application/soap+xml; action="a\"b"`, V12, `application/soap+xml; action="a\"b"; charset=utf-8`},
+		"ok/soap12-escape":     {`application/soap+xml; action="a\"b"`, V12, `application/soap+xml; charset=utf-8; action="a\"b"`},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
