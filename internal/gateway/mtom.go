@@ -94,6 +94,7 @@ func sendPackage(r *http.Request, pkg *wmime.Package, root []byte) {
 	context.AfterFunc(r.Context(), func() { _ = b.Close() })
 	r.Body, r.ContentLength = b, -1
 	r.Header.Del("Content-Length")
+	r.Header.Del("Transfer-Encoding")
 	r.Header.Set("Content-Type", ctype)
 }
 
