@@ -169,6 +169,8 @@ func runVerify(cmd *cobra.Command, f *verifyFlags, in string) error {
 type verifier struct {
 	policy *wss.Policy
 	engine *dom.Engine
+	// gate is the gateway's gate for what the policy forwards unparsed.
+	gate *xmlscan.Scanner
 }
 
 func newVerifier(cfg *config.Config, name string) (*verifier, error) {
@@ -182,7 +184,11 @@ func newVerifier(cfg *config.Config, name string) (*verifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &verifier{policy: p, engine: e}, nil
+	gate, err := xmlscan.NewScanner(sc)
+	if err != nil {
+		return nil, err
+	}
+	return &verifier{policy: p, engine: e, gate: gate}, nil
 }
 
 // policyMaxBody is the largest maxBodyBytes of the routes using the policy
@@ -208,12 +214,25 @@ func (v *verifier) verify(ctx context.Context, msg []byte, now time.Time) (res *
 		ctx = context.Background()
 	}
 	res, plain, err := v.policy.Verify(ctx, v.engine, msg, now)
+	if err == nil && res == nil {
+		err = v.gateUnparsed(plain)
+	}
 	if err != nil {
 		var we *wss.Error
 		errors.As(err, &we)
 		return nil, nil, we
 	}
 	return res, plain, nil
+}
+
+// gateUnparsed gates what a policy requiring nothing forwards unparsed, as
+// the gateway does (issue 13).
+func (v *verifier) gateUnparsed(msg []byte) error {
+	var d xmlscan.Document
+	if err := v.gate.Scan(msg, &d); err != nil {
+		return wss.Wrap(wss.ReasonMalformed, err, "gate")
+	}
+	return nil
 }
 
 // verifyReport is what verify prints: the verified facts.

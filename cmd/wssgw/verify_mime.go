@@ -44,6 +44,9 @@ func (v *verifier) verifyPackage(ctx context.Context, msg []byte, contentType st
 	}
 	atts := wss.PackageAttachments(pkg, trailer)
 	res, plain, err := v.policy.VerifyAttachments(ctx, v.engine, root, atts, now)
+	if err == nil && res == nil {
+		err = v.gateUnparsed(plain)
+	}
 	if err != nil {
 		var we *wss.Error
 		errors.As(err, &we)

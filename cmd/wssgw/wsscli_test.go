@@ -186,6 +186,11 @@ func TestSignVerify(t *testing.T) {
 		"fail/missing-encryption": {msg: signed, args: []string{"--policy", "encrypted"}, reason: "missing"},
 		"fail/untrusted":          {msg: rogue, args: []string{"--policy", "signed"}, reason: "untrusted"},
 		"fail/not-soap":           {msg: []byte("<a/>"), args: []string{"--policy", "signed"}, reason: "structure"},
+		// What the open policy forwards unparsed is gated, as in the gateway.
+		"fail/open-policy-doctype": {msg: []byte(`<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>` + cliEnvelope[strings.Index(cliEnvelope, "<soap:"):]),
+			args: []string{"--policy", "open"}, reason: "malformed"},
+		"fail/open-policy-text-in-envelope": {msg: []byte(strings.Replace(cliEnvelope, "<soap:Body>", "admin<soap:Body>", 1)),
+			args: []string{"--policy", "open"}, reason: "malformed"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -107,7 +107,7 @@ type Route struct {
 	// Backend is the http or https base URL of the SOAP service.
 	Backend string `mapstructure:"backend"`
 	// Policy names the security policy (a key of policies); "none"
-	// forwards untouched.
+	// verifies nothing (requests are still gated unless UnsafeSkipGate).
 	Policy string `mapstructure:"policy"`
 	// MaxBodyBytes bounds the request body; larger bodies get 413.
 	MaxBodyBytes ByteSize `mapstructure:"maxBodyBytes"`
@@ -119,6 +119,11 @@ type Route struct {
 	BackendTLS BackendTLS `mapstructure:"backendTLS"`
 	// IdentityHeaders pass the verified identity to the backend.
 	IdentityHeaders IdentityHeaders `mapstructure:"identityHeaders"`
+	// UnsafeSkipGate streams a policy-none route's requests to the backend
+	// unread, as before issue 13: no XML gate (DTDs, entities, limits, the
+	// envelope rule), no charset or SOAP version check. Only valid with
+	// policy none; unsafe for any backend that parses XML.
+	UnsafeSkipGate bool `mapstructure:"unsafeSkipGate"`
 }
 
 // RouteTimeouts bound the phases of one exchange on a route.

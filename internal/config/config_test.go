@@ -110,6 +110,10 @@ func TestValidate(t *testing.T) {
 		"fail/ca-not-pem": {func(c *Config) {
 			c.TLS = ServerTLS{CertFile: cert, KeyFile: key, ClientCAFile: filepath.Join(dir, "none"), ClientAuth: "request", MinVersion: "1.0"}
 		}, []string{"tls.clientCAFile", "tls.minVersion"}},
+		"ok/unsafe-skip-gate": {func(c *Config) { c.Routes[0].UnsafeSkipGate = true }, nil},
+		"fail/unsafe-skip-gate-secured": {func(c *Config) {
+			c.Routes[0].UnsafeSkipGate, c.Routes[0].Policy = true, "p"
+		}, []string{"routes[0].policy", "routes[0].unsafeSkipGate"}},
 		"fail/no-routes": {func(c *Config) { c.Routes = nil }, []string{"routes"}},
 		"fail/xml-encryption-counts": {func(c *Config) {
 			c.XML.MaxEncryptedKeys, c.XML.MaxEncryptedData = 0, -1

@@ -112,6 +112,11 @@ func (r Route) validate(ps *Problems, key string) {
 	checkPositive(ps, key+".timeouts.idle", r.Timeouts.Idle)
 	r.BackendTLS.validate(ps, key+".backendTLS", u)
 	r.IdentityHeaders.validate(ps, key+".identityHeaders")
+	if r.UnsafeSkipGate && r.Policy != PolicyNone {
+		// A secured route always parses the message: there is no gate to
+		// skip, and an option that silently does nothing misleads.
+		ps.add(key+".unsafeSkipGate", "is only valid with policy %q, got policy %q", PolicyNone, r.Policy)
+	}
 }
 
 // policyNames lists "none" and the configured policy names, sorted.

@@ -31,17 +31,24 @@ func (c cannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // BenchmarkServeHTTP is the pass-through cost of one 4 KiB SOAP exchange
-// inside the gateway: checks, routing, proxying, metrics and the log line.
+// inside the gateway: checks, routing, gate, proxying, metrics and the log
+// line; skip-gate is the same without the gate (unsafeSkipGate).
 func BenchmarkServeHTTP(b *testing.B) {
+	b.Run("gated", func(b *testing.B) { benchmarkServeHTTP(b, false) })
+	b.Run("skip-gate", func(b *testing.B) { benchmarkServeHTTP(b, true) })
+}
+
+func benchmarkServeHTTP(b *testing.B, skipGate bool) {
 	cfg := config.Default()
-	cfg.Routes = []config.Route{{Name: "orders", Path: "/orders", Backend: "http://127.0.0.1:1"}}
+	cfg.Routes = []config.Route{{Name: "orders", Path: "/orders", Backend: "http://127.0.0.1:1", UnsafeSkipGate: skipGate}}
 	cfg.ApplyDefaults()
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	gw, err := New(&cfg, metrics.New(metrics.BuildInfo{}), log)
 	if err != nil {
 		b.Fatal(err)
 	}
-	payload := []byte(strings.Repeat("x", 4096))
+	const open, end = `<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><m:Echo xmlns:m="urn:bench">`, `</m:Echo></s:Body></s:Envelope>`
+	payload := []byte(open + strings.Repeat("x", 4096-len(open)-len(end)) + end)
 	gw.routes[0].proxy.Transport = cannedTransport{body: payload}
 	b.ReportAllocs()
 	b.SetBytes(int64(2 * len(payload)))

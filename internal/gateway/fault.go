@@ -57,6 +57,8 @@ func classify(err error) failure {
 		gone     *clientGoneError
 		backend  *backendError
 		sec      *securityError
+		bad      *malformedError
+		version  *versionError
 	)
 	switch {
 	case errors.As(err, &sec):
@@ -65,6 +67,17 @@ func classify(err error) failure {
 		// enables detailed faults for debugging with a partner.
 		code, reason := sec.fault()
 		return failure{http.StatusInternalServerError, soap.Sender, reason, metrics.SecurityRejected, wsseCode(code)}
+	case errors.As(err, &bad):
+		// The gate's refusal on a route that verifies nothing (gate.go):
+		// one fault whatever the reason, which is logged.
+		return failure{http.StatusBadRequest, soap.Sender, "Malformed SOAP message", metrics.BadRequest, nil}
+	case errors.As(err, &version):
+		// SOAP 1.1 §4.4.1, SOAP 1.2 Part 1 §5.4.7; HTTP 500 as for every
+		// SOAP fault (SOAP 1.2 Part 2 §7.5.2.2).
+		return failure{http.StatusInternalServerError, soap.VersionMismatch, "SOAP version mismatch", metrics.BadRequest, nil}
+	case errors.Is(err, soap.ErrCharset):
+		return failure{http.StatusUnsupportedMediaType, soap.Sender,
+			"Unsupported charset: SOAP messages must be UTF-8", metrics.UnsupportedMediaType, nil}
 	case errors.Is(err, errMethod):
 		return failure{http.StatusMethodNotAllowed, soap.Sender, "Method not allowed: SOAP requests use POST", metrics.MethodNotAllowed, nil}
 	case errors.Is(err, errContentType):

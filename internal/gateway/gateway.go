@@ -44,6 +44,9 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 		if err == nil && rc.Policy != config.PolicyNone {
 			err = attachResponder(ctx, r, rc.Policy, cfg.Policies[rc.Policy].Responses, cfg.XML, responders, m, log)
 		}
+		if err == nil {
+			err = r.attachGate(rc, cfg.XML, cfg.MIME)
+		}
 		if err != nil {
 			stop()
 			ps.close()
@@ -125,10 +128,18 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange, k
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(rt.readTimeout))
 	e.body = &countingBody{rc: http.MaxBytesReader(w, r.Body, rt.maxBodyBytes)}
 	r.Body = e.body
-	if rt.security != nil {
+	ctype := r.Header.Get("Content-Type")
+	if rt.gate != nil {
+		if err := rt.gate.admit(r, kind); err != nil {
+			e.fail(err)
+			return
+		}
+	}
+	switch {
+	case rt.security != nil:
 		// A secured request is read whole and verified before a byte of
 		// it reaches the backend (DESIGN.md §5.4).
-		out, res, err := rt.security.secure(r.Context(), r, e.body, rt.metrics, kind)
+		out, res, err := rt.security.secure(r.Context(), r, e.body, rt.metrics, kind, e.version)
 		if err != nil {
 			e.fail(err)
 			return
@@ -138,14 +149,29 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange, k
 		}
 		r = withIdentity(r, identityOf(rt.security.identity, res))
 		if kind != soap.Multipart { // secure set a multipart body itself
-			r.Body = io.NopCloser(bytes.NewReader(out))
-			r.ContentLength = int64(len(out))
+			setBody(r, out)
 		}
-		r.Header.Del("Transfer-Encoding")
+	case rt.gate != nil:
+		// Pass-through is read whole and gated too (gate.go).
+		if err := rt.gate.pass(r.Context(), r, e.body, kind, e.version, rt.metrics); err != nil {
+			e.fail(err)
+			return
+		}
+	}
+	if rt.gate != nil && kind == soap.Envelope {
+		// The label of the bytes that were gated: UTF-8 (charset.go).
+		r.Header.Set("Content-Type", soap.ForwardContentType(ctype, e.version))
 	}
 	r.Header.Set(HeaderRequestID, e.id)
 	e.backendAt = time.Now()
 	rt.proxy.ServeHTTP(e, r)
+}
+
+// setBody makes data r's body for the backend, with its length.
+func setBody(r *http.Request, data []byte) {
+	r.Body = io.NopCloser(bytes.NewReader(data))
+	r.ContentLength = int64(len(data))
+	r.Header.Del("Transfer-Encoding")
 }
 
 // finish records the request's metrics and its log line. A proxy that

@@ -186,7 +186,7 @@ func TestClientDisconnectCancelsBackend(t *testing.T) {
 	t.Cleanup(backend.Close)
 	f := newFront(t, backend.URL, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, f.URL+"/orders", strings.NewReader("<x/>"))
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, f.URL+"/orders", strings.NewReader(testEnvelope))
 	req.Header.Set("Content-Type", "text/xml")
 	errc := make(chan error, 1)
 	go func() { _, err := http.DefaultClient.Do(req); errc <- err }()
@@ -216,7 +216,7 @@ func TestBackendAbortCutsResponse(t *testing.T) {
 	f := newFront(t, backend.URL, nil)
 	// The client sees a cut connection: before the headers (they were still
 	// buffered) or while reading the body, never a clean end.
-	resp, err := http.Post(f.URL+"/orders", "text/xml", strings.NewReader("<x/>"))
+	resp, err := http.Post(f.URL+"/orders", "text/xml", strings.NewReader(testEnvelope))
 	if err == nil {
 		_, err = io.ReadAll(resp.Body)
 	}
@@ -249,7 +249,7 @@ func TestHTTPSBackendWithClientCertificate(t *testing.T) {
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			f := newFront(t, backend.URL, func(r *config.Route) { r.BackendTLS = tc.btls })
-			resp, err := http.Post(f.URL+"/orders", "text/xml", strings.NewReader("<x/>"))
+			resp, err := http.Post(f.URL+"/orders", "text/xml", strings.NewReader(testEnvelope))
 			require.NoError(t, err)
 			body, _ := io.ReadAll(resp.Body)
 			assert.Equal(t, tc.status, resp.StatusCode, string(body))

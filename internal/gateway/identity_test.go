@@ -85,7 +85,7 @@ func TestIdentityHeadersCannotBeSpoofed(t *testing.T) {
 			assert.Equal(t, verified, reservedOf(rec.last(t).header))
 		})
 		t.Run(name+"/policy-none", func(t *testing.T) {
-			resp, body := rawPost(t, addr, "/public", headers, []byte("<x/>"))
+			resp, body := rawPost(t, addr, "/public", headers, []byte(testEnvelope))
 			require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
 			assert.Empty(t, reservedOf(rec.last(t).header))
 		})
@@ -101,7 +101,7 @@ func TestConfiguredIdentityHeadersReservedOnEveryRoute(t *testing.T) {
 		identityRoutes(rec.URL)(c)
 		c.Routes[0].IdentityHeaders.Username = "X-WSS-Partner"
 	})
-	resp, body := rawPost(t, f.Listener.Addr().String(), "/public", []string{"X_Wss_Partner: admin", "x-wss-partner: admin"}, []byte("<x/>"))
+	resp, body := rawPost(t, f.Listener.Addr().String(), "/public", []string{"X_Wss_Partner: admin", "x-wss-partner: admin"}, []byte(testEnvelope))
 	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
 	assert.Empty(t, reservedOf(rec.last(t).header))
 }

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"slices"
 	"sync"
 
 	"github.com/wssgw/wssgw/internal/metrics"
 	wmime "github.com/wssgw/wssgw/internal/mime"
+	"github.com/wssgw/wssgw/internal/soap"
 	"github.com/wssgw/wssgw/internal/wss"
 )
 
@@ -22,11 +24,12 @@ import (
 // parts, streamed from the spool. The spool is removed on every path: here
 // on an error, else when the backend's transport closes the body or the
 // request ends, whichever comes first.
-func (s *security) secureMultipart(ctx context.Context, r *http.Request, body io.Reader, rm *metrics.RouteMetrics) (*wss.Result, error) {
-	pkg, err := wmime.Read(ctx, body, r.Header.Get("Content-Type"), s.mime)
+func (s *security) secureMultipart(ctx context.Context, r *http.Request, body io.Reader, rm *metrics.RouteMetrics, v soap.Version) (*wss.Result, error) {
+	pkg, err := readPackage(ctx, r, body, s.mime)
 	if err != nil {
-		return nil, s.readError(body, err)
+		return nil, s.packageError(err)
 	}
+	v = rootVersion(pkg, v)
 	atts := wss.PackageAttachments(pkg, "")
 	engine, ok := s.engine.(wss.AttachmentEngine)
 	if !ok {
@@ -39,9 +42,49 @@ func (s *security) secureMultipart(ctx context.Context, r *http.Request, body io
 		_ = pkg.Close()
 		return nil, s.reject(err)
 	}
+	if err := s.checkForwarded(res, pkg.RootBytes, v, rm); err != nil {
+		_ = pkg.Close()
+		return nil, err
+	}
 	if res != nil {
 		dropConsumed(pkg, res.Consumed)
 	}
+	sendPackage(r, pkg, root)
+	return res, nil
+}
+
+// readPackage reads a whole MTOM/SwA package for a secured or a gated
+// route and applies the one-charset rule to its root part.
+func readPackage(ctx context.Context, r *http.Request, body io.Reader, lim wmime.Limits) (*wmime.Package, error) {
+	pkg, err := wmime.Read(ctx, body, r.Header.Get("Content-Type"), lim)
+	if err != nil {
+		return nil, readError(body, err)
+	}
+	if err := soap.CheckCharset(pkg.Root.ContentType()); err != nil {
+		_ = pkg.Close()
+		return nil, fmt.Errorf("gateway: root part: %w", err)
+	}
+	return pkg, nil
+}
+
+// rootVersion is the SOAP version a package's root part announces: its
+// media type (SwA) or its type parameter (XOP 1.0 §4.1, SOAP MTOM §3.2),
+// which mime.Read checked against the package's type and start-info. A
+// package without start-info announces its version only there.
+func rootVersion(pkg *wmime.Package, announced soap.Version) soap.Version {
+	ct := pkg.Root.ContentType()
+	if media, params, err := mime.ParseMediaType(ct); err == nil && media == wmime.TypeXOP {
+		ct = params["type"]
+	}
+	if kind, v := soap.Classify(ct); kind == soap.Envelope {
+		return v
+	}
+	return announced
+}
+
+// sendPackage makes pkg, with root as its root part, r's body for the
+// backend.
+func sendPackage(r *http.Request, pkg *wmime.Package, root []byte) {
 	ctype, w := pkg.Writer(root)
 	b := newPackageBody(pkg, w)
 	// The server cancels the request context once the handler returns: a
@@ -49,17 +92,34 @@ func (s *security) secureMultipart(ctx context.Context, r *http.Request, body io
 	context.AfterFunc(r.Context(), func() { _ = b.Close() })
 	r.Body, r.ContentLength = b, -1
 	r.Header.Del("Content-Length")
+	r.Header.Del("Transfer-Encoding")
 	r.Header.Set("Content-Type", ctype)
-	return res, nil
 }
+
+// packageError answers a malformed package with the uniform security
+// fault.
+func (s *security) packageError(err error) error {
+	var bad *badPackageError
+	if errors.As(err, &bad) {
+		return s.reject(wss.Wrap(wss.ReasonMalformed, bad.err, "gateway: multipart package"))
+	}
+	return err
+}
+
+// badPackageError is a package mime.Read refused as malformed.
+type badPackageError struct{ err error }
+
+func (e *badPackageError) Error() string { return "gateway: multipart package: " + e.err.Error() }
+func (e *badPackageError) Unwrap() error { return e.err }
 
 // readError maps a failed mime.Read to the gateway's answers: the route's
 // body limit and mime.ErrLimit are 413 like an oversize envelope, a failed
 // read from the client is the client's (400, 408, or nothing when it left),
 // and everything else (malformed, truncated, duplicate Content-ID, bad
-// transfer encoding) is the uniform security fault, since a package two
-// parsers split differently is an attack (security.md C7).
-func (s *security) readError(body io.Reader, err error) error {
+// transfer encoding) is a badPackageError, which a secured route answers
+// with the uniform security fault, since a package two parsers split
+// differently is an attack (security.md C7).
+func readError(body io.Reader, err error) error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		return tooLarge
@@ -70,7 +130,7 @@ func (s *security) readError(body io.Reader, err error) error {
 	if cb, ok := body.(interface{ readErr() error }); ok && cb.readErr() != nil {
 		return &clientBodyError{err}
 	}
-	return s.reject(wss.Wrap(wss.ReasonMalformed, err, "gateway: multipart package"))
+	return &badPackageError{err}
 }
 
 // mimeLimitError is a package over a mime limit; it is answered like a

@@ -149,7 +149,7 @@ func TestMTOMReadError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := classify(s.readError(tt.body, tt.err))
+			f := classify(s.packageError(readError(tt.body, tt.err)))
 			assert.Equal(t, tt.status, f.status)
 			if tt.status == http.StatusInternalServerError {
 				assert.Equal(t, metrics.SecurityRejected, f.outcome, "the uniform security fault")

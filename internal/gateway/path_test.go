@@ -146,7 +146,7 @@ func TestPathTraversalAcrossRoutes(t *testing.T) {
 		"/public/..%00/orders", "/public;jsessionid=1/../orders", "http://gw/public/../orders",
 	} {
 		t.Run("fail/"+target, func(t *testing.T) {
-			resp, body := rawPost(t, gw.Listener.Addr().String(), target, nil, []byte("<x/>"))
+			resp, body := rawPost(t, gw.Listener.Addr().String(), target, nil, []byte(testEnvelope))
 			assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 			assert.Contains(t, string(body), "Invalid request path")
 			assert.True(t, resp.Close, "the connection is not reused")
@@ -172,7 +172,7 @@ func TestForwardedPathIsRoutedPath(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			resp, body := rawPost(t, gw.Listener.Addr().String(), tc.target, nil, []byte("<x/>"))
+			resp, body := rawPost(t, gw.Listener.Addr().String(), tc.target, nil, []byte(testEnvelope))
 			require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
 			assert.Equal(t, tc.want, rec.last(t).target)
 		})
@@ -185,7 +185,7 @@ func TestPathOverrideHeadersRemoved(t *testing.T) {
 	rec := newRecorder(t)
 	gw := newTraversalFront(t, rec.URL)
 	resp, body := rawPost(t, gw.Listener.Addr().String(), "/public",
-		[]string{"X-Original-URL: /orders", "X-Rewrite-URL: /orders", "x_original_url: /orders", "X-Original-Url: /orders"}, []byte("<x/>"))
+		[]string{"X-Original-URL: /orders", "X-Rewrite-URL: /orders", "x_original_url: /orders", "X-Original-Url: /orders"}, []byte(testEnvelope))
 	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
 	for name := range rec.last(t).header {
 		assert.False(t, pathOverrides.has(name), "%s reached the backend", name)

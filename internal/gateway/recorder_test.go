@@ -26,18 +26,19 @@ type recorder struct {
 }
 
 type recorded struct {
-	target string
-	header http.Header
-	body   string
+	target      string
+	header      http.Header
+	body        string
+	contentType string
 }
 
 func newRecorder(t *testing.T) *recorder {
 	t.Helper()
-	rec := &recorder{body: []byte("<ok/>")}
+	rec := &recorder{body: []byte(testEnvelope)}
 	rec.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		rec.mu.Lock()
-		rec.got = append(rec.got, recorded{target: r.RequestURI, header: r.Header.Clone(), body: string(b)})
+		rec.got = append(rec.got, recorded{target: r.RequestURI, header: r.Header.Clone(), body: string(b), contentType: r.Header.Get("Content-Type")})
 		rec.mu.Unlock()
 		w.Header().Set("Content-Type", "text/xml; charset=utf-8")
 		_, _ = w.Write(rec.body)

@@ -76,6 +76,11 @@ func newResponder(ctx context.Context, policy string, cfg config.Responses, limi
 // only after passing the gate (DESIGN.md §5.1).
 func responseGate(cfg config.Responses, limits config.XMLLimits) (*xmlscan.Scanner, error) {
 	sc := xmlscan.DefaultConfig()
+	// The envelope rule (issue 13) keeps unverified request content from
+	// backends; a response is the route's own backend's, which SOAP 1.2
+	// Part 1 §5 lets put comments in its Envelope: refusing them would turn
+	// a harmless response into a 502.
+	sc.ElementOnly = nil
 	sc.Limits = limits.Limits(cfg.MaxBufferedSize)
 	sc.Limits.MaxTextLen = max(sc.Limits.MaxTextLen, int(cfg.MaxBufferedSize))
 	sc.Limits.MaxBase64Len = max(sc.Limits.MaxBase64Len, int(cfg.MaxBufferedSize))

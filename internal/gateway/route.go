@@ -19,6 +19,7 @@ type route struct {
 	proxy        *httputil.ReverseProxy
 	metrics      *metrics.RouteMetrics
 	security     *security  // nil for policy none
+	gate         *gate      // nil with unsafeSkipGate (gate.go)
 	responder    *responder // nil when responses are not signed
 }
 

@@ -31,6 +31,7 @@ type security struct {
 	now      func() time.Time
 	mime     wmime.Limits // MTOM/SwA packages (mtom.go)
 	log      *slog.Logger
+	gate     *gate // what the policy forwards unparsed (gate.go)
 }
 
 // securityError is a rejected request: one uniform fault for all of them
@@ -70,24 +71,23 @@ func wsseCode(local string) *soap.QName {
 // secure reads the whole body, verifies it and returns the bytes to forward
 // and the verified facts (nil when the message was forwarded unparsed) for
 // the identity headers (identity.go) and the response.
-func (s *security) secure(ctx context.Context, r *http.Request, body io.Reader, rm *metrics.RouteMetrics, kind soap.Kind) ([]byte, *wss.Result, error) {
+func (s *security) secure(ctx context.Context, r *http.Request, body io.Reader, rm *metrics.RouteMetrics, kind soap.Kind, v soap.Version) ([]byte, *wss.Result, error) {
 	if kind == soap.Multipart {
 		// The package replaces r.Body itself: it is streamed, not bytes.
-		res, err := s.secureMultipart(ctx, r, body, rm)
+		res, err := s.secureMultipart(ctx, r, body, rm, v)
 		return nil, res, err
 	}
-	data, err := io.ReadAll(body)
+	data, err := readRequest(body, r.ContentLength)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return nil, nil, err
-		}
-		return nil, nil, &clientBodyError{err}
+		return nil, nil, err
 	}
 	res, out, err := s.policy.Verify(ctx, s.engine, data, s.now())
 	s.observe(rm, res)
 	if err != nil {
 		return nil, nil, s.reject(err)
+	}
+	if err := s.checkForwarded(res, data, v, rm); err != nil {
+		return nil, nil, err
 	}
 	return out, res, nil
 }
@@ -192,8 +192,7 @@ var c14nLabels = map[string]string{
 
 // newSecurity builds the security stage of a route whose policy is not none.
 func newSecurity(rc config.Route, p *wss.Policy, pm *metrics.PolicyMetrics, limits config.XMLLimits, mimeLimits config.MIMELimits, ts *template.Store, log *slog.Logger) (*security, error) {
-	sc := xmlscan.DefaultConfig()
-	sc.Limits = limits.Limits(rc.MaxBodyBytes)
+	sc := requestGateConfig(rc, limits)
 	d, err := dom.New(sc)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: route %s: %w", rc.Name, err)

@@ -66,7 +66,7 @@ func TestUpgradeRefused(t *testing.T) {
 	} {
 		for _, path := range []string{"/orders", "/unrouted"} {
 			t.Run(name+path, func(t *testing.T) {
-				resp, body := rawPost(t, f.Listener.Addr().String(), path, headers, []byte("<x/>"))
+				resp, body := rawPost(t, f.Listener.Addr().String(), path, headers, []byte(testEnvelope))
 				assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
 				assert.Contains(t, string(body), "Protocol upgrade not allowed")
 				assert.NotEqual(t, http.StatusSwitchingProtocols, resp.StatusCode)
@@ -162,7 +162,7 @@ func TestBackendSwitchNeverRelayed(t *testing.T) {
 			}))
 			t.Cleanup(proxy.Close)
 			headers := []string{"Connection: Upgrade, HTTP2-Settings", "Upgrade: h2c", "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA"}
-			resp, body := rawPost(t, proxy.Listener.Addr().String(), "/orders", headers, []byte("<x/>"))
+			resp, body := rawPost(t, proxy.Listener.Addr().String(), "/orders", headers, []byte(testEnvelope))
 			assert.Equal(t, tc.want, resp.StatusCode, string(body))
 			if tc.want != http.StatusOK {
 				assert.NotContains(t, string(body), tunnelBytes)
@@ -193,7 +193,7 @@ func TestRewriteDropsUpgrade(t *testing.T) {
 	}))
 	t.Cleanup(proxy.Close)
 	resp, body := rawPost(t, proxy.Listener.Addr().String(), "/orders",
-		[]string{"Connection: Upgrade, HTTP2-Settings", "Upgrade: h2c", "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA"}, []byte("<x/>"))
+		[]string{"Connection: Upgrade, HTTP2-Settings", "Upgrade: h2c", "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA"}, []byte(testEnvelope))
 	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
 	h := rec.last(t).header
 	for _, name := range []string{"Upgrade", "Http2-Settings", "Connection"} {

@@ -13,7 +13,26 @@ const (
 	Sender Code = iota
 	// Receiver means the gateway or the backend failed to process it.
 	Receiver
+	// VersionMismatch means the Envelope is not in the namespace of the
+	// SOAP version the request announced (SOAP 1.1 §4.4.1, SOAP 1.2 Part 1
+	// §5.4.7 and §7.1.4's media types).
+	VersionMismatch
 )
+
+// codeName returns the fault code's local name in version v.
+func (c Code) codeName(v Version) string {
+	switch {
+	case c == VersionMismatch:
+		return "VersionMismatch"
+	case c == Receiver && v == V12:
+		return "Receiver"
+	case c == Receiver:
+		return "Server"
+	case v == V12:
+		return "Sender"
+	}
+	return "Client"
+}
 
 // Fault is a SOAP Fault as wssgw sends it. Reason is shown to the partner,
 // so it never says more than the partner may know.
@@ -52,10 +71,7 @@ func (f Fault) Append(b []byte, v Version) []byte {
 
 func (f Fault) append11(b []byte) []byte {
 	b = append(b, `<soap:Envelope xmlns:soap="`+NS11+`"><soap:Body><soap:Fault><faultcode`...)
-	code := "soap:Client"
-	if f.Code == Receiver {
-		code = "soap:Server"
-	}
+	code := "soap:" + f.Code.codeName(V11)
 	if f.Subcode != nil {
 		// SOAP 1.1 has no subcode element; WSS 1.0 §12 puts the wsse code
 		// itself in faultcode.
@@ -72,12 +88,17 @@ func (f Fault) append11(b []byte) []byte {
 }
 
 func (f Fault) append12(b []byte) []byte {
-	b = append(b, `<env:Envelope xmlns:env="`+NS12+`"><env:Body><env:Fault><env:Code><env:Value>`...)
-	if f.Code == Receiver {
-		b = append(b, "env:Receiver"...)
-	} else {
-		b = append(b, "env:Sender"...)
+	b = append(b, `<env:Envelope xmlns:env="`+NS12+`">`...)
+	if f.Code == VersionMismatch {
+		// SOAP 1.2 Part 1 §5.4.7: a VersionMismatch fault SHOULD say which
+		// envelopes the node supports, in an env:Upgrade header block.
+		b = append(b, `<env:Header><env:Upgrade>`+
+			`<env:SupportedEnvelope qname="env:Envelope"/>`+
+			`<env:SupportedEnvelope qname="ns1:Envelope" xmlns:ns1="`+NS11+`"/>`+
+			`</env:Upgrade></env:Header>`...)
 	}
+	b = append(b, `<env:Body><env:Fault><env:Code><env:Value>env:`...)
+	b = append(b, f.Code.codeName(V12)...)
 	b = append(b, "</env:Value>"...)
 	if f.Subcode != nil {
 		b = append(b, "<env:Subcode><env:Value"...)

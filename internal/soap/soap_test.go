@@ -56,6 +56,8 @@ func TestFaultGolden(t *testing.T) {
 		"subcode11":  {Fault{Code: Sender, Subcode: wsse, Reason: "An error was discovered processing the <wsse:Security> header"}, V11},
 		"subcode12":  {Fault{Code: Sender, Subcode: wsse, Reason: "An error was discovered processing the <wsse:Security> header", CorrelationID: "x"}, V12},
 		"escaping11": {Fault{Code: Sender, Reason: `<script>&"'`, CorrelationID: `"><x/>`}, V11},
+		"version11":  {Fault{Code: VersionMismatch, Reason: "SOAP version mismatch", CorrelationID: "abc123"}, V11},
+		"version12":  {Fault{Code: VersionMismatch, Reason: "SOAP version mismatch", CorrelationID: "abc123"}, V12},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -95,7 +97,7 @@ func checkFault(t *testing.T, b []byte, f Fault, v Version) {
 		assert.Equal(t, NS12, env.XMLName.Space)
 		assert.Equal(t, f.Reason, fl.Text12)
 		assert.Equal(t, f.CorrelationID, fl.ID12)
-		assert.Contains(t, []string{"env:Sender", "env:Receiver"}, fl.Code12)
+		assert.Equal(t, "env:"+f.Code.codeName(V12), fl.Code12)
 		if f.Subcode != nil {
 			assert.Equal(t, "wsse:"+f.Subcode.Local, fl.Sub12)
 		}
@@ -106,7 +108,27 @@ func checkFault(t *testing.T, b []byte, f Fault, v Version) {
 	assert.Equal(t, f.CorrelationID, fl.ID11)
 	if f.Subcode != nil {
 		assert.Equal(t, "wsse:"+f.Subcode.Local, fl.Code11)
+	} else {
+		assert.Equal(t, "soap:"+f.Code.codeName(V11), fl.Code11)
 	}
+}
+
+func TestFaultCodes(t *testing.T) {
+	for _, tc := range []struct {
+		code     Code
+		v11, v12 string
+	}{
+		{Sender, "soap:Client", "env:Sender"},
+		{Receiver, "soap:Server", "env:Receiver"},
+		{VersionMismatch, "soap:VersionMismatch", "env:VersionMismatch"},
+	} {
+		f := Fault{Code: tc.code, Reason: "r"}
+		assert.Contains(t, string(f.Append(nil, V11)), "<faultcode>"+tc.v11+"</faultcode>")
+		assert.Contains(t, string(f.Append(nil, V12)), "<env:Value>"+tc.v12+"</env:Value>")
+	}
+	// Only a SOAP 1.2 VersionMismatch fault carries the Upgrade header.
+	assert.Contains(t, string(Fault{Code: VersionMismatch}.Append(nil, V12)), "<env:Upgrade>")
+	assert.NotContains(t, string(Fault{Code: Sender}.Append(nil, V12)), "<env:Upgrade>")
 }
 
 func BenchmarkFaultAppend(b *testing.B) {

@@ -3,6 +3,8 @@ package soap
 import (
 	"mime"
 	"strings"
+
+	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
 // Version is a SOAP envelope version.
@@ -15,10 +17,11 @@ const (
 	V12
 )
 
-// Namespaces of the envelope element.
+// Namespaces of the envelope element, defined once in xmlscan, whose gate
+// restricts the Envelope and Header content.
 const (
-	NS11 = "http://schemas.xmlsoap.org/soap/envelope/"
-	NS12 = "http://www.w3.org/2003/05/soap-envelope"
+	NS11 = xmlscan.NamespaceSOAP11
+	NS12 = xmlscan.NamespaceSOAP12
 )
 
 func (v Version) String() string {

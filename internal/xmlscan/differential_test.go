@@ -228,7 +228,7 @@ func FuzzScan(f *testing.F) {
 		require.NoError(f, err)
 		f.Add(b)
 	}
-	for _, tc := range append(append([]scanCase{}, okCases...), failCases...) {
+	for _, tc := range append(append(append([]scanCase{}, okCases...), failCases...), elementOnlyCases...) {
 		f.Add([]byte(tc.in))
 	}
 	sc, err := NewScanner(DefaultConfig())

@@ -31,7 +31,16 @@
 //     one colon, every prefix declared, no xmlns:p="", xml and xmlns
 //     never rebound, no two attributes with the same expanded name;
 //   - within Limits, and free of comments and CDATA inside the elements
-//     named in Config.NoCommentsIn (by default the wsse:Security header).
+//     named in Config.NoCommentsIn (by default the wsse:Security header);
+//   - free of character data other than white space (S, literally: no
+//     reference, even to a white-space character), CDATA sections and
+//     comments directly inside the elements named in Config.ElementOnly
+//     (by default the SOAP 1.1 and 1.2 Envelope and Header, whose content
+//     SOAP defines as elements only: nothing a signature could cover may
+//     sit between the header blocks, the Header and the Body).
+//
+// Comments, like text, CDATA and processing instructions, are never
+// accepted before or after the root element, whatever the Config.
 //
 // The gate is stricter than encoding/xml, never looser: every document it
 // accepts is accepted by an encoding/xml Decoder in Strict mode, with the

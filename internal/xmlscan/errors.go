@@ -82,6 +82,10 @@ const (
 	// KindProtectedCDATA: a CDATA section inside an element listed in
 	// Config.NoCommentsIn.
 	KindProtectedCDATA
+	// KindElementOnly: character data other than white space, a
+	// reference, a CDATA section or a comment directly inside an element
+	// listed in Config.ElementOnly.
+	KindElementOnly
 
 	// KindLimitBytes and the kinds below: a Limits field was exceeded.
 	KindLimitBytes
@@ -128,6 +132,7 @@ var kindNames = [...]string{
 	KindCDATAEnd:               "cdata_end_in_text",
 	KindProtectedComment:       "comment_in_protected",
 	KindProtectedCDATA:         "cdata_in_protected",
+	KindElementOnly:            "content_in_element_only",
 	KindLimitBytes:             "limit_bytes",
 	KindLimitDepth:             "limit_depth",
 	KindLimitAttrs:             "limit_attributes",

@@ -3,6 +3,7 @@ package xmlscan
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Limits bounds the resources one document may claim (security.md 1B: B2
@@ -163,10 +164,24 @@ const (
 	NamespaceWSSE   = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"
 	NamespaceWSSE11 = "http://docs.oasis-open.org/wss/oasis-wss-wssecurity-secext-1.1.xsd"
 	NamespaceWSU    = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
+
+	// NamespaceSOAP11 and NamespaceSOAP12 are the envelope namespaces of
+	// SOAP 1.1 (§4.1.2) and SOAP 1.2 (Part 1 §5.1); package soap takes
+	// them from here (soap.NS11, soap.NS12).
+	NamespaceSOAP11 = "http://schemas.xmlsoap.org/soap/envelope/"
+	NamespaceSOAP12 = "http://www.w3.org/2003/05/soap-envelope"
 )
 
 // SecurityHeader is the expanded name of the wsse:Security header.
 var SecurityHeader = Name{Space: NamespaceWSSE, Local: "Security"}
+
+// soapElementOnly are the SOAP 1.1 and 1.2 Envelope and Header elements,
+// whose content DefaultConfig restricts to elements and white space
+// (Config.ElementOnly).
+var soapElementOnly = []Name{
+	{Space: NamespaceSOAP11, Local: "Envelope"}, {Space: NamespaceSOAP11, Local: "Header"},
+	{Space: NamespaceSOAP12, Local: "Envelope"}, {Space: NamespaceSOAP12, Local: "Header"},
+}
 
 // Config configures a Scanner.
 type Config struct {
@@ -180,13 +195,25 @@ type Config struct {
 	// still carry Flag{Comment,CDATA} so engines can reject them inside
 	// signed parts.
 	NoCommentsIn []Name
+	// ElementOnly lists elements whose own content (not their
+	// descendants') may hold only child elements and white space: no other
+	// character data, no reference (not even to a white-space character),
+	// no CDATA section and no comment (KindElementOnly). SOAP gives the
+	// Envelope and the Header element content only (SOAP 1.1 §4.1.1,
+	// §4.2; SOAP 1.2 Part 1 §5.1, §5.2), but XML processors still report
+	// text, CDATA and comments there, and no signature covers them: a
+	// backend may read text between the Header and the Body, or a CDATA
+	// section carrying a second <Body>, that wssgw never verified.
+	ElementOnly []Name
 }
 
 // DefaultConfig returns the default limits with comments and CDATA
-// forbidden inside the wsse:Security header.
+// forbidden inside the wsse:Security header, and the SOAP 1.1 and 1.2
+// Envelope and Header restricted to element content.
 func DefaultConfig() Config {
 	return Config{
 		Limits:       DefaultLimits(),
 		NoCommentsIn: []Name{SecurityHeader},
+		ElementOnly:  slices.Clone(soapElementOnly),
 	}
 }

@@ -11,6 +11,7 @@ import (
 type Scanner struct {
 	lim  Limits
 	prot []Name
+	only []Name
 }
 
 // NewScanner returns a Scanner for c. Zero limits take their defaults.
@@ -23,7 +24,12 @@ func NewScanner(c Config) (*Scanner, error) {
 			return nil, errors.New("xmlscan: NoCommentsIn entry with an empty local name")
 		}
 	}
-	return &Scanner{lim: c.Limits.withDefaults(), prot: slices.Clone(c.NoCommentsIn)}, nil
+	for _, n := range c.ElementOnly {
+		if n.Local == "" {
+			return nil, errors.New("xmlscan: ElementOnly entry with an empty local name")
+		}
+	}
+	return &Scanner{lim: c.Limits.withDefaults(), prot: slices.Clone(c.NoCommentsIn), only: slices.Clone(c.ElementOnly)}, nil
 }
 
 // Limits returns the effective limits (defaults filled in).
@@ -40,7 +46,7 @@ func Scan(data []byte, d *Document) error { return defaultScanner.Scan(data, d) 
 func (s *Scanner) Scan(data []byte, d *Document) error {
 	d.Reset()
 	d.Data = data
-	st := state{lim: &s.lim, prot: s.prot, d: d, data: data, cur: -1}
+	st := state{lim: &s.lim, prot: s.prot, only: s.only, d: d, data: data, cur: -1}
 	if err := st.run(); err != nil {
 		return err
 	}
@@ -51,12 +57,14 @@ func (s *Scanner) Scan(data []byte, d *Document) error {
 type state struct {
 	lim  *Limits
 	prot []Name
+	only []Name
 	d    *Document
 	data []byte
 
-	cur       int // index of the innermost open element, -1 outside the root
-	protected int // open elements that are in Config.NoCommentsIn
-	nsDecls   int // namespace declarations so far
+	cur       int  // index of the innermost open element, -1 outside the root
+	protected int  // open elements that are in Config.NoCommentsIn
+	elemOnly  bool // the current element is in Config.ElementOnly
+	nsDecls   int  // namespace declarations so far
 
 	// the start tag being scanned
 	tagFlags Flags
@@ -64,8 +72,9 @@ type state struct {
 
 // frame is the per-open-element state not kept in Element.
 type frame struct {
-	textLen int     // character data seen directly in the element
-	class   nsClass // class of the element's namespace
+	textLen  int     // character data seen directly in the element
+	class    nsClass // class of the element's namespace
+	elemOnly bool    // the element is in Config.ElementOnly
 }
 
 func (st *state) run() *Error {
@@ -175,6 +184,9 @@ func (st *state) content(p int) (int, *Error) {
 // "]]>" (§2.4). Chars and '<' were already excluded.
 func (st *state) text(p, q int) *Error {
 	seg := st.data[p:q]
+	if st.elemOnly && !allSpace(seg) {
+		return st.elementOnlyError(skipSpace(st.data, p), "character data or a reference")
+	}
 	if err := st.addText(p, len(seg)); err != nil {
 		return err
 	}
@@ -269,6 +281,9 @@ func (st *state) comment(p int) (int, *Error) {
 	if st.protected > 0 {
 		return p, newError(KindProtectedComment, p, "comment inside a protected element")
 	}
+	if st.elemOnly {
+		return p, st.elementOnlyError(p, "a comment")
+	}
 	st.misc(NodeComment, p, end+1, FlagComment)
 	return end + 1, nil
 }
@@ -284,12 +299,21 @@ func (st *state) cdata(p int) (int, *Error) {
 	if st.protected > 0 {
 		return p, newError(KindProtectedCDATA, p, "CDATA section inside a protected element")
 	}
+	if st.elemOnly {
+		return p, st.elementOnlyError(p, "a CDATA section")
+	}
 	if err := st.addText(p+9, k); err != nil {
 		return p, err
 	}
 	end := p + 9 + k + 3
 	st.misc(NodeCDATA, p, end, FlagCDATA)
 	return end, nil
+}
+
+// elementOnlyError rejects what at offset p in the content of an element
+// of Config.ElementOnly.
+func (st *state) elementOnlyError(p int, what string) *Error {
+	return newError(KindElementOnly, p, what+" directly inside "+st.d.Elements[st.cur].Local)
 }
 
 func (st *state) misc(kind NodeKind, start, end int, f Flags) {

@@ -246,11 +246,8 @@ func (st *state) count(e *Element, class nsClass, p int) *Error {
 func (st *state) open(idx int, class nsClass, empty bool) {
 	d := st.d
 	e := &d.Elements[idx]
-	for _, n := range st.prot {
-		if e.Local == n.Local && e.Space == n.Space {
-			e.Flags |= FlagProtected
-			break
-		}
+	if isListed(st.prot, e) {
+		e.Flags |= FlagProtected
 	}
 	if empty {
 		e.Flags |= FlagEmpty
@@ -261,11 +258,22 @@ func (st *state) open(idx int, class nsClass, empty bool) {
 		}
 		return
 	}
-	d.scratch.frames = append(d.scratch.frames, frame{class: class})
+	only := isListed(st.only, e)
+	d.scratch.frames = append(d.scratch.frames, frame{class: class, elemOnly: only})
 	if e.Flags&FlagProtected != 0 {
 		st.protected++
 	}
-	st.cur = idx
+	st.cur, st.elemOnly = idx, only
+}
+
+// isListed reports whether e's expanded name is one of names.
+func isListed(names []Name, e *Element) bool {
+	for _, n := range names {
+		if e.Local == n.Local && e.Space == n.Space {
+			return true
+		}
+	}
+	return false
 }
 
 // endTag scans the end tag at p (§3.1 [42] ETag ::= '</' Name S? '>'),
@@ -296,6 +304,7 @@ func (st *state) endTag(p int) (int, *Error) {
 	if e.Flags&FlagProtected != 0 {
 		st.protected--
 	}
+	st.elemOnly = len(d.scratch.frames) > 0 && d.scratch.frames[len(d.scratch.frames)-1].elemOnly
 	st.cur = e.Parent
 	if st.cur >= 0 {
 		d.Elements[st.cur].Flags |= e.Flags & subtreeFlags

@@ -72,7 +72,7 @@ func TestMetricsAndHealth(t *testing.T) {
 	backend := newRecordingBackend(t, []byte("<ok/>"), "text/xml")
 	gw := startGateway(t, routeConfig(backend.URL, ""))
 	for range 3 {
-		readAll(t, gw.post("/orders", "text/xml", strings.NewReader("<x/>")))
+		readAll(t, gw.post("/orders", "text/xml", strings.NewReader(tinyEnvelope)))
 	}
 	resp, err := http.Get(gw.data + "/orders")
 	require.NoError(t, err)
@@ -84,7 +84,7 @@ func TestMetricsAndHealth(t *testing.T) {
 	assert.Equal(t, 0.0, value(t, fams, "wssgw_requests_total", map[string]string{"route": "orders", "outcome": "backend_timeout"}), "outcome series exist before they happen")
 	assert.Equal(t, 4.0, value(t, fams, "wssgw_request_duration_seconds", map[string]string{"route": "orders"}))
 	assert.Equal(t, 3.0, value(t, fams, "wssgw_backend_duration_seconds", map[string]string{"route": "orders"}))
-	assert.Equal(t, 12.0, value(t, fams, "wssgw_received_bytes_total", map[string]string{"route": "orders"}))
+	assert.Equal(t, float64(3*len(tinyEnvelope)), value(t, fams, "wssgw_received_bytes_total", map[string]string{"route": "orders"}))
 	assert.Equal(t, 0.0, value(t, fams, "wssgw_requests_in_flight", nil))
 	assert.Equal(t, 1.0, value(t, fams, "wssgw_ready", nil))
 	assert.Equal(t, 1.0, value(t, fams, "wssgw_build_info", map[string]string{"version": buildVersion, "revision": "e2ecommit"}))
@@ -143,7 +143,7 @@ func TestGracefulDrain(t *testing.T) {
 	}
 	inflight := make(chan result, 1)
 	go func() {
-		resp, err := http.Post(gw.data+"/orders", "text/xml", strings.NewReader("<x/>"))
+		resp, err := http.Post(gw.data+"/orders", "text/xml", strings.NewReader(tinyEnvelope))
 		if err != nil {
 			inflight <- result{err: err}
 			return
@@ -159,7 +159,7 @@ func TestGracefulDrain(t *testing.T) {
 		return status == http.StatusServiceUnavailable
 	}, 5*time.Second, 10*time.Millisecond, "/readyz did not turn 503 during drain")
 	require.Eventually(t, func() bool {
-		_, err := http.Post(gw.data+"/orders", "text/xml", strings.NewReader("<x/>"))
+		_, err := http.Post(gw.data+"/orders", "text/xml", strings.NewReader(tinyEnvelope))
 		return err != nil
 	}, 5*time.Second, 10*time.Millisecond, "the data listener still accepts during drain")
 
@@ -192,7 +192,7 @@ func TestDrainTimeout(t *testing.T) {
 	gw := startGateway(t, strings.Replace(routeConfig(backend.URL, ""), "drainTimeout: 10s", "drainTimeout: 300ms", 1))
 	errc := make(chan error, 1)
 	go func() {
-		resp, err := http.Post(gw.data+"/orders", "text/xml", strings.NewReader("<x/>"))
+		resp, err := http.Post(gw.data+"/orders", "text/xml", strings.NewReader(tinyEnvelope))
 		if err == nil {
 			resp.Body.Close()
 		}

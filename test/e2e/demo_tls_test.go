@@ -77,7 +77,7 @@ func TestDataListenerTLSWithClientCertificates(t *testing.T) {
 	client := func(certs ...tls.Certificate) *http.Client {
 		return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca.Pool(), Certificates: certs}}}
 	}
-	resp, err := client(partner.TLS(t)).Post(url, "text/xml", strings.NewReader("<x/>"))
+	resp, err := client(partner.TLS(t)).Post(url, "text/xml", strings.NewReader(tinyEnvelope))
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	readAll(t, resp)
@@ -85,7 +85,7 @@ func TestDataListenerTLSWithClientCertificates(t *testing.T) {
 	assert.Equal(t, "https", hdr.Get("X-Forwarded-Proto"))
 
 	for name, c := range map[string]*http.Client{"no-cert": client(), "untrusted-cert": client(other.TLS(t))} {
-		_, err := c.Post(url, "text/xml", strings.NewReader("<x/>"))
+		_, err := c.Post(url, "text/xml", strings.NewReader(tinyEnvelope))
 		assert.Error(t, err, name)
 	}
 	assert.Equal(t, 1, backend.count())
