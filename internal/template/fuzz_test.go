@@ -3,6 +3,7 @@ package template
 import (
 	"context"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/wssgw/wssgw/internal/signer"
@@ -28,6 +29,20 @@ func FuzzEngines(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(inject(fx.sign(f, envelope(false, 2, "seed"), fx.rsa, c.ref, fx.now, c.enc), injectedAdmin))
+		// The layers around the engines (issue 13): envelope text, CDATA
+		// and comments, a version-mixed Header, a non-UTF-8 declaration,
+		// and a SOAP 1.2 message, so the fuzzer mutates from each class.
+		signed := string(fx.sign(f, envelope(false, 2, "seed"), fx.rsa, c.ref, fx.now, c.enc))
+		for _, edit := range [][2]string{
+			{`</soap:Header>`, `</soap:Header>text`},
+			{`</soap:Header>`, `</soap:Header><![CDATA[<soap:Body>fake</soap:Body>]]>`},
+			{`<soap:Header>`, `<soap:Header><!--c-->`},
+			{`<soap:Header>`, `<soap:Header xmlns:soap="http://www.w3.org/2003/05/soap-envelope">`},
+			{`<soap:Envelope`, `<?xml version="1.0" encoding="ISO-8859-1"?><soap:Envelope`},
+		} {
+			f.Add([]byte(strings.Replace(signed, edit[0], edit[1], 1)))
+		}
+		f.Add(fx.sign(f, envelope(true, 2, "seed"), fx.rsa, c.ref, fx.now, c.enc))
 	}
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, msg []byte) {
