@@ -181,26 +181,10 @@ func requestFault(t *testing.T, r rawResponse, status int, reason string) {
 	}
 }
 
-// reasonOf is the reason logged for the request with correlation id id.
-func reasonOf(t *testing.T, g *gateway, id string) string {
-	t.Helper()
-	var line map[string]any
-	require.Eventually(t, func() bool {
-		for _, l := range g.logs.find("request") {
-			if l["id"] == id {
-				line = l
-				return true
-			}
-		}
-		return false
-	}, 5*time.Second, 5*time.Millisecond, "no request log line for %s", id)
-	return logReason(line)
-}
-
 // logLine is the request log line of correlation id id.
 func logLine(t *testing.T, g *gateway, id string) map[string]any {
 	t.Helper()
-	reasonOf(t, g, id)
+	requestReason(t, g, id)
 	for _, l := range g.logs.find("request") {
 		if l["id"] == id {
 			return l
@@ -342,7 +326,7 @@ func (s *bypassSuite) certSwap(t *testing.T, g *gateway, templates bool) {
 	}
 	s.nothingForwarded(t, accepted)
 	s.securityFault(t, "cert-swap", resp, "1.1")
-	assert.Equal(t, "replay", reasonOf(t, g, id), "the swapped message is a replay")
+	assert.Equal(t, "replay", requestReason(t, g, id), "the swapped message is a replay")
 	assert.Equal(t, n+map[bool]int{true: 2, false: 1}[templates], s.backend.count())
 }
 
@@ -898,7 +882,7 @@ func (s *bypassSuite) expires2300(t *testing.T) {
 		resp, id := s.post(t, g, "/orders", ct11, msg)
 		s.nothingForwarded(t, n+1)
 		s.securityFault(t, "expires-2300", resp, "1.1")
-		assert.Equal(t, "replay", reasonOf(t, g, id))
+		assert.Equal(t, "replay", requestReason(t, g, id))
 	}
 	t.Run("ok/memory-store", func(t *testing.T) { run(t, s.gw) })
 	t.Run("ok/redis-store", func(t *testing.T) {
