@@ -61,6 +61,7 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*pol
 		p.Run(ctx)
 		ps.byName[name] = p
 		ps.metrics[name] = m.Policy(name, reasons)
+		ps.metrics[name].InitStripped(wss.UnsignedHeader, wss.UnsignedAttribute, wss.UnsignedComment)
 		m.WatchCertificates(policyCertificates(p))
 		if tc := cfg.Templates; tc.Enabled {
 			ps.templates[name] = template.NewStore(p, template.Options{

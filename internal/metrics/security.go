@@ -77,6 +77,14 @@ func (pm *PolicyMetrics) Use(kind, label string) {
 	pm.algorithms.WithLabelValues(pm.name, kind, label).Inc()
 }
 
+// InitStripped creates the stripped-content series of the given kinds at
+// zero, so that rate() works before a partner first sends unsigned content.
+func (pm *PolicyMetrics) InitStripped(kinds ...string) {
+	for _, k := range kinds {
+		pm.stripped.WithLabelValues(pm.name, k)
+	}
+}
+
 // Stripped counts n pieces of unsigned content of one kind (header,
 // attribute or comment: a closed set) left out of a forwarded request.
 func (pm *PolicyMetrics) Stripped(kind string, n int) {
