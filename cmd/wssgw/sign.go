@@ -72,7 +72,7 @@ func newSignCmd() *cobra.Command {
 }
 
 func runSign(cmd *cobra.Command, f *signFlags, in string) error {
-	cfg, err := loadConfig(f.config, cmd.Flags())
+	cfg, err := loadClientConfig(f.config, cmd.Flags())
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func newVerifyCmd() *cobra.Command {
 }
 
 func runVerify(cmd *cobra.Command, f *verifyFlags, in string) error {
-	cfg, err := loadConfig(f.config, cmd.Flags())
+	cfg, err := loadClientConfig(f.config, cmd.Flags())
 	if err != nil {
 		return err
 	}

@@ -384,3 +384,28 @@ func TestVerifyWSS4JVector(t *testing.T) {
 		})
 	}
 }
+
+// TestClientConfigWithoutRoutes: sign and verify take a configuration with
+// policies and no routes (a partner's or an operator's client config),
+// which serve and validate still refuse; its other problems still count.
+func TestClientConfigWithoutRoutes(t *testing.T) {
+	p := newCLIPKI(t)
+	client := p.write(t, "client.yaml", []byte(`policies:
+  partner:
+    require: [signature, timestamp]
+    trust: {caFiles: [ca.crt]}
+`))
+	msg := p.sign(t, "", p.partnerKey, p.partnerCrt, "--config", client) // the later --config wins
+	in := p.write(t, "signed.xml", msg)
+	out, stderr, err := runCLI(t, nil, "verify", "--config", client, in)
+	require.NoError(t, err, stderr)
+	assert.Contains(t, out, "partner")
+
+	_, _, err = runCLI(t, nil, "validate", "--config", client)
+	require.Error(t, err, "the gateway still needs a route")
+
+	typo := p.write(t, "typo.yaml", []byte("policies:\n  partner:\n    trust: {caFile: [ca.crt]}\n"))
+	_, _, err = runCLI(t, nil, "verify", "--config", typo, in)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "caFile")
+}
