@@ -409,3 +409,28 @@ func TestClientConfigWithoutRoutes(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "caFile")
 }
+
+// TestExampleClientConfig: examples/client.yaml does what docs/operations.md
+// says: partner-b (caFiles + knownCertFiles) resolves every key reference,
+// partner-a (caFiles only) only a BinarySecurityToken.
+func TestExampleClientConfig(t *testing.T) {
+	const cfg = "../../examples/client.yaml"
+	dir := t.TempDir()
+	for _, ref := range []string{"bst", "issuer-serial", "ski", "thumbprint"} {
+		t.Run("ok/"+ref, func(t *testing.T) {
+			msg, stderr, err := runCLI(t, nil, "sign", "-c", cfg, "--policy", "partner-b",
+				"--key", "../../examples/keys/partner.key", "--cert", "../../examples/keys/partner.crt",
+				"--key-reference", ref, "-o", filepath.Join(dir, ref+".xml"), "../../examples/orders-soap11.xml")
+			require.NoError(t, err, stderr+msg)
+			_, stderr, err = runCLI(t, nil, "verify", "-c", cfg, "--policy", "partner-b", filepath.Join(dir, ref+".xml"))
+			require.NoError(t, err, stderr)
+			_, stderr, err = runCLI(t, nil, "verify", "-c", cfg, "--policy", "partner-a", filepath.Join(dir, ref+".xml"))
+			if ref == "bst" {
+				require.NoError(t, err, stderr)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, stderr, "rejected: token: certificate not found")
+		})
+	}
+}
