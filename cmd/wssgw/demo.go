@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -36,11 +35,6 @@ func newDemoCmd() *cobra.Command {
 				return err
 			}
 			defer stop()
-			dir, err := os.MkdirTemp("", "wssgw-demo-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(dir)
 			return run(cmd.Context(), cfg, func(data, admin net.Addr) {
 				printDemoHelp(cmd, cfg, data, admin)
 				scheme := "http"
@@ -48,7 +42,7 @@ func newDemoCmd() *cobra.Command {
 					return // the walkthrough's client has no CA for the data listener
 				}
 				go func() {
-					if err := demoWalkthrough(cmd.OutOrStdout(), cfg, filepath.Dir(file), scheme+"://"+data.String(), dir); err != nil {
+					if err := demoWalkthrough(cmd.OutOrStdout(), cfg, file, os.Args[0], scheme+"://"+data.String()); err != nil {
 						fmt.Fprintln(cmd.ErrOrStderr(), "demo walkthrough:", err)
 					}
 				}()

@@ -58,7 +58,7 @@ func newSignCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.config, "config", "c", "wssgw.yaml", "configuration file (YAML)")
+	fl.StringVarP(&f.config, "config", "c", "wssgw.yaml", "configuration file (YAML); its policies are enough, routes are not needed")
 	fl.StringVar(&f.policy, "policy", "", "policy the message is meant for (may be left out when the configuration has one)")
 	fl.StringVar(&f.key, "key", "", "signing private key, PEM (required)")
 	fl.StringVar(&f.cert, "cert", "", "signing certificate (chain), PEM (required)")
@@ -72,7 +72,7 @@ func newSignCmd() *cobra.Command {
 }
 
 func runSign(cmd *cobra.Command, f *signFlags, in string) error {
-	cfg, err := loadConfig(f.config, cmd.Flags())
+	cfg, err := loadClientConfig(f.config, cmd.Flags())
 	if err != nil {
 		return err
 	}

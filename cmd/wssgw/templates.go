@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/template"
 )
 
@@ -28,7 +29,14 @@ func newTemplatesCmd() *cobra.Command {
 			"list prints one line per template, show prints one template's markup with its\n" +
 			"slots written as {class}. Slot values are never exposed.",
 	}
-	cmd.PersistentFlags().StringVar(&admin, "admin", "http://127.0.0.1:9091", "the gateway's admin address")
+	cmd.PersistentFlags().StringVar(&admin, "admin", config.Default().Admin.Listen,
+		"the gateway's admin address: host:port (http) or an http:// or https:// URL")
+	// Every subcommand reads admin as a base URL.
+	cmd.PersistentPreRunE = func(*cobra.Command, []string) error {
+		u, err := adminBaseURL(admin)
+		admin = u
+		return err
+	}
 	list := &cobra.Command{
 		Use: "list", Short: "List the learned templates", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -93,6 +101,20 @@ func newTemplatesCmd() *cobra.Command {
 	}
 	cmd.AddCommand(list, show, export, imp)
 	return cmd
+}
+
+// adminBaseURL accepts the admin address as admin.listen spells it
+// (host:port, plain http) or as a URL, and returns the URL without a
+// trailing slash.
+func adminBaseURL(s string) (string, error) {
+	if !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("--admin %q: want host:port or an http(s) URL such as http://127.0.0.1:9090", s)
+	}
+	return strings.TrimSuffix(u.String(), "/"), nil
 }
 
 func getJSON(u string, v any) error {

@@ -41,3 +41,42 @@ func TestTemplatesCLIWhenAPIOff(t *testing.T) {
 	assert.NotErrorIs(t, err, errTemplatesOff)
 	assert.Contains(t, err.Error(), "no template abc")
 }
+
+// TestAdminBaseURL: --admin takes admin.listen's host:port as well as a URL.
+func TestAdminBaseURL(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"ok/default", "127.0.0.1:9090", "http://127.0.0.1:9090"},
+		{"ok/host-port", "10.0.0.7:9090", "http://10.0.0.7:9090"},
+		{"ok/name-port", "localhost:9090", "http://localhost:9090"},
+		{"ok/http-url", "http://127.0.0.1:9090", "http://127.0.0.1:9090"},
+		{"ok/https-slash", "https://gw.example:9443/admin/", "https://gw.example:9443/admin"},
+		{"fail/ftp", "ftp://127.0.0.1:9090", ""},
+		{"fail/no-host", "http://", ""},
+		{"fail/bad-escape", "127.0.0.1:9090/%zz", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := adminBaseURL(tc.in)
+			if tc.want == "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "host:port")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// TestTemplatesDefaultAdmin: without --admin the CLI asks admin.listen's
+// default, and a host:port reaches the server like a URL does.
+func TestTemplatesDefaultAdmin(t *testing.T) {
+	cmd := newTemplatesCmd()
+	assert.Equal(t, "127.0.0.1:9090", cmd.PersistentFlags().Lookup("admin").DefValue)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte("[]"))
+	}))
+	t.Cleanup(srv.Close)
+	out, _, err := runCLI(t, nil, "templates", "--admin", srv.Listener.Addr().String(), "list")
+	require.NoError(t, err)
+	assert.Contains(t, out, "POLICY")
+}

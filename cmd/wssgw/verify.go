@@ -60,7 +60,7 @@ func newVerifyCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.config, "config", "c", "wssgw.yaml", "configuration file (YAML)")
+	fl.StringVarP(&f.config, "config", "c", "wssgw.yaml", "configuration file (YAML); its policies are enough, routes are not needed")
 	fl.StringVar(&f.policy, "policy", "", "policy to verify against (may be left out when the configuration has one)")
 	fl.StringVar(&f.now, "now", "", "verify as at this time (RFC 3339) instead of the current time")
 	fl.StringVar(&f.plaintext, "plaintext", "", "write the plaintext to this file instead of standard output")
@@ -72,7 +72,7 @@ func newVerifyCmd() *cobra.Command {
 }
 
 func runVerify(cmd *cobra.Command, f *verifyFlags, in string) error {
-	cfg, err := loadConfig(f.config, cmd.Flags())
+	cfg, err := loadClientConfig(f.config, cmd.Flags())
 	if err != nil {
 		return err
 	}

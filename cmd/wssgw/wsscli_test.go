@@ -384,3 +384,53 @@ func TestVerifyWSS4JVector(t *testing.T) {
 		})
 	}
 }
+
+// TestClientConfigWithoutRoutes: sign and verify take a configuration with
+// policies and no routes (a partner's or an operator's client config),
+// which serve and validate still refuse; its other problems still count.
+func TestClientConfigWithoutRoutes(t *testing.T) {
+	p := newCLIPKI(t)
+	client := p.write(t, "client.yaml", []byte(`policies:
+  partner:
+    require: [signature, timestamp]
+    trust: {caFiles: [ca.crt]}
+`))
+	msg := p.sign(t, "", p.partnerKey, p.partnerCrt, "--config", client) // the later --config wins
+	in := p.write(t, "signed.xml", msg)
+	out, stderr, err := runCLI(t, nil, "verify", "--config", client, in)
+	require.NoError(t, err, stderr)
+	assert.Contains(t, out, "partner")
+
+	_, _, err = runCLI(t, nil, "validate", "--config", client)
+	require.Error(t, err, "the gateway still needs a route")
+
+	typo := p.write(t, "typo.yaml", []byte("policies:\n  partner:\n    trust: {caFile: [ca.crt]}\n"))
+	_, _, err = runCLI(t, nil, "verify", "--config", typo, in)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "caFile")
+}
+
+// TestExampleClientConfig: examples/client.yaml does what docs/operations.md
+// says: partner-b (caFiles + knownCertFiles) resolves every key reference,
+// partner-a (caFiles only) only a BinarySecurityToken.
+func TestExampleClientConfig(t *testing.T) {
+	const cfg = "../../examples/client.yaml"
+	dir := t.TempDir()
+	for _, ref := range []string{"bst", "issuer-serial", "ski", "thumbprint"} {
+		t.Run("ok/"+ref, func(t *testing.T) {
+			msg, stderr, err := runCLI(t, nil, "sign", "-c", cfg, "--policy", "partner-b",
+				"--key", "../../examples/keys/partner.key", "--cert", "../../examples/keys/partner.crt",
+				"--key-reference", ref, "-o", filepath.Join(dir, ref+".xml"), "../../examples/orders-soap11.xml")
+			require.NoError(t, err, stderr+msg)
+			_, stderr, err = runCLI(t, nil, "verify", "-c", cfg, "--policy", "partner-b", filepath.Join(dir, ref+".xml"))
+			require.NoError(t, err, stderr)
+			_, stderr, err = runCLI(t, nil, "verify", "-c", cfg, "--policy", "partner-a", filepath.Join(dir, ref+".xml"))
+			if ref == "bst" {
+				require.NoError(t, err, stderr)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, stderr, "rejected: token: certificate not found")
+		})
+	}
+}
