@@ -5,7 +5,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 GOFILES  = $(shell find . -name '*.go' -not -path './.cache/*')
 
-.PHONY: all build run test fmt-check vet unit bench bench-proxy bench-mtom bench-mtom-responses interop-wss4j clean deploy-check
+.PHONY: all build run test fmt-check vet lint unit bench bench-proxy bench-mtom bench-mtom-responses interop-wss4j clean deploy-check
 
 all: build
 
@@ -16,14 +16,18 @@ build:
 run: build
 	bin/wssgw demo --config config.example.yaml
 
-## test: formatting, vet, and every test with the race detector
-test: fmt-check vet unit deploy-check
+## test: formatting, vet, the linters, and every test with the race detector
+test: fmt-check vet lint unit deploy-check
 
 fmt-check:
 	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 vet:
 	$(GO) vet ./...
+
+## lint: gofmt, staticcheck, deadcode (tools/deadcode-allow.txt), govulncheck; tools from tools/lint-tools.sh
+lint: fmt-check
+	bash tools/lint.sh
 
 unit:
 	$(GO) test -race -count=1 ./...

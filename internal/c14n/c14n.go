@@ -60,16 +60,6 @@ func ExclusiveTo(w io.Writer, d *xmlscan.Document, elem int, prefixList []string
 	return err
 }
 
-// Inclusive appends to dst the Canonical XML 1.0 (v11 false) or 1.1 (v11
-// true) form of the subtree of element elem.
-func Inclusive(d *xmlscan.Document, elem int, v11, withComments bool, dst []byte) ([]byte, error) {
-	m := modeC14N10
-	if v11 {
-		m = modeC14N11
-	}
-	return run(nil, d, elem, m, nil, withComments, dst)
-}
-
 // algMode maps an algorithm URI to its mode.
 func algMode(alg string) (m mode, comments bool, err error) {
 	switch alg {

@@ -146,17 +146,16 @@ type algInfo struct {
 	sig     sigKind
 	keySize int  // bytes: AES key (block cipher) or KEK (key wrap)
 	gcm     bool // block cipher mode
-	legacy  bool
 }
 
 var algs = map[string]algInfo{
-	AlgDigestSHA1:   {class: ClassDigest, label: "sha1", hash: crypto.SHA1, legacy: true},
+	AlgDigestSHA1:   {class: ClassDigest, label: "sha1", hash: crypto.SHA1},
 	AlgDigestSHA224: {class: ClassDigest, label: "sha224", hash: crypto.SHA224},
 	AlgDigestSHA256: {class: ClassDigest, label: "sha256", hash: crypto.SHA256},
 	AlgDigestSHA384: {class: ClassDigest, label: "sha384", hash: crypto.SHA384},
 	AlgDigestSHA512: {class: ClassDigest, label: "sha512", hash: crypto.SHA512},
 
-	AlgRSASHA1:   {class: ClassSignature, label: "rsa-sha1", hash: crypto.SHA1, sig: sigRSA, legacy: true},
+	AlgRSASHA1:   {class: ClassSignature, label: "rsa-sha1", hash: crypto.SHA1, sig: sigRSA},
 	AlgRSASHA224: {class: ClassSignature, label: "rsa-sha224", hash: crypto.SHA224, sig: sigRSA},
 	AlgRSASHA256: {class: ClassSignature, label: "rsa-sha256", hash: crypto.SHA256, sig: sigRSA},
 	AlgRSASHA384: {class: ClassSignature, label: "rsa-sha384", hash: crypto.SHA384, sig: sigRSA},
@@ -166,7 +165,7 @@ var algs = map[string]algInfo{
 	AlgRSAPSSSHA384: {class: ClassSignature, label: "rsa-pss-sha384", hash: crypto.SHA384, sig: sigRSAPSS},
 	AlgRSAPSSSHA512: {class: ClassSignature, label: "rsa-pss-sha512", hash: crypto.SHA512, sig: sigRSAPSS},
 
-	AlgECDSASHA1:   {class: ClassSignature, label: "ecdsa-sha1", hash: crypto.SHA1, sig: sigECDSA, legacy: true},
+	AlgECDSASHA1:   {class: ClassSignature, label: "ecdsa-sha1", hash: crypto.SHA1, sig: sigECDSA},
 	AlgECDSASHA224: {class: ClassSignature, label: "ecdsa-sha224", hash: crypto.SHA224, sig: sigECDSA},
 	AlgECDSASHA256: {class: ClassSignature, label: "ecdsa-sha256", hash: crypto.SHA256, sig: sigECDSA},
 	AlgECDSASHA384: {class: ClassSignature, label: "ecdsa-sha384", hash: crypto.SHA384, sig: sigECDSA},
@@ -174,7 +173,7 @@ var algs = map[string]algInfo{
 
 	AlgEd25519: {class: ClassSignature, label: "ed25519", sig: sigEd25519},
 
-	AlgHMACSHA1:   {class: ClassSignature, label: "hmac-sha1", hash: crypto.SHA1, sig: sigHMAC, legacy: true},
+	AlgHMACSHA1:   {class: ClassSignature, label: "hmac-sha1", hash: crypto.SHA1, sig: sigHMAC},
 	AlgHMACSHA224: {class: ClassSignature, label: "hmac-sha224", hash: crypto.SHA224, sig: sigHMAC},
 	AlgHMACSHA256: {class: ClassSignature, label: "hmac-sha256", hash: crypto.SHA256, sig: sigHMAC},
 	AlgHMACSHA384: {class: ClassSignature, label: "hmac-sha384", hash: crypto.SHA384, sig: sigHMAC},
@@ -183,7 +182,7 @@ var algs = map[string]algInfo{
 	// RSA-1.5 is legacy for Bleichenbacher (WSS4J CVE-2011-2487,
 	// CVE-2015-0226). OAEP-mgf1p is not: its fixed SHA-1 (as OAEP hash
 	// and MGF1 hash) needs no collision resistance.
-	AlgRSA15:        {class: ClassKeyTransport, label: "rsa-1_5", legacy: true},
+	AlgRSA15:        {class: ClassKeyTransport, label: "rsa-1_5"},
 	AlgRSAOAEPMGF1P: {class: ClassKeyTransport, label: "rsa-oaep-mgf1p"},
 	AlgRSAOAEP:      {class: ClassKeyTransport, label: "rsa-oaep"},
 
@@ -199,9 +198,9 @@ var algs = map[string]algInfo{
 
 	// CBC is legacy for the padding/parsing oracle (Jager–Somorovsky,
 	// CCS 2011): it has no integrity.
-	AlgAES128CBC: {class: ClassBlockCipher, label: "aes128-cbc", keySize: 16, legacy: true},
-	AlgAES192CBC: {class: ClassBlockCipher, label: "aes192-cbc", keySize: 24, legacy: true},
-	AlgAES256CBC: {class: ClassBlockCipher, label: "aes256-cbc", keySize: 32, legacy: true},
+	AlgAES128CBC: {class: ClassBlockCipher, label: "aes128-cbc", keySize: 16},
+	AlgAES192CBC: {class: ClassBlockCipher, label: "aes192-cbc", keySize: 24},
+	AlgAES256CBC: {class: ClassBlockCipher, label: "aes256-cbc", keySize: 32},
 	AlgAES128GCM: {class: ClassBlockCipher, label: "aes128-gcm", keySize: 16, gcm: true},
 	AlgAES192GCM: {class: ClassBlockCipher, label: "aes192-gcm", keySize: 24, gcm: true},
 	AlgAES256GCM: {class: ClassBlockCipher, label: "aes256-gcm", keySize: 32, gcm: true},
@@ -215,15 +214,6 @@ const LabelOther = "other"
 func Classify(uri string) (AlgorithmClass, bool) {
 	a, ok := algs[uri]
 	return a.class, ok
-}
-
-// IsLegacy reports whether uri is a known algorithm that the default policy
-// refuses for a known attack: SHA-1 digests and signatures (SHAttered;
-// collisions make a signed SHA-1 digest forgeable), RSA-1.5 key transport
-// (Bleichenbacher) and AES-CBC (no integrity: CBC oracle). Unknown URIs are
-// not legacy: they are unsupported.
-func IsLegacy(uri string) bool {
-	return algs[uri].legacy
 }
 
 // DefaultAllowed returns the modern algorithm set (a fresh slice): SHA-2
@@ -255,17 +245,6 @@ func AlgorithmLabel(uri string) string {
 	return LabelOther
 }
 
-// AlgorithmLabels lists every label AlgorithmLabel can return, sorted, with
-// LabelOther last (for pre-registering metrics).
-func AlgorithmLabels() []string {
-	out := make([]string, 0, len(algs)+1)
-	for _, a := range algs {
-		out = append(out, a.label)
-	}
-	slices.Sort(out)
-	return append(out, LabelOther)
-}
-
 // AllowList is an immutable set of algorithm URIs, each valid only in its
 // own class. The zero value (and a nil *AllowList) allows nothing, so a
 // missing policy fails closed. It is safe for concurrent use.
@@ -286,15 +265,6 @@ func NewAllowList(uris ...string) (*AllowList, error) {
 		m[u] = a.class
 	}
 	return &AllowList{m: m}, nil
-}
-
-// DefaultAllowList is NewAllowList(DefaultAllowed()...).
-func DefaultAllowList() *AllowList {
-	l, err := NewAllowList(DefaultAllowed()...)
-	if err != nil {
-		panic(err) // the default set is made of known constants
-	}
-	return l
 }
 
 // Allowed reports whether uri is in the list as an algorithm of class c.

@@ -129,10 +129,3 @@ func (c *verifyCache) evict() {
 		}
 	}
 }
-
-// size is the number of cached decisions.
-func (c *verifyCache) size() int {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.lenLocked()
-}

@@ -40,7 +40,7 @@ func KeySize(alg string) int {
 // preallocated ErrDecrypt, so the error says nothing about which check
 // failed (Jager–Somorovsky, "How to Break XML Encryption", CCS 2011). CBC
 // has no integrity and stays an oracle through whatever parses the
-// plaintext: it is legacy, off by default (IsLegacy).
+// plaintext: it is legacy, off by default.
 //
 // The plaintext is a fresh slice, allocated once and decrypted in place.
 func DecryptData(alg string, key, cipherValue []byte) ([]byte, error) {

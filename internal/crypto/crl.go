@@ -80,15 +80,14 @@ func crlIssuer(rl *x509.RevocationList, issuers []*x509.Certificate) *x509.Certi
 func (s *crlSet) check(chain []*x509.Certificate, at time.Time, allowExpired bool) (time.Time, error) {
 	var until time.Time
 	for _, c := range chain {
-		key := string(c.RawIssuer)
-		set, ok := s.revoked[key]
+		set, ok := s.revoked[string(c.RawIssuer)] // string(bytes) as a map key does not allocate
 		if !ok {
 			continue
 		}
 		if _, revoked := set[c.SerialNumber.Text(16)]; revoked {
 			return until, fmt.Errorf("crypto: serial %s of %q: %w", c.SerialNumber, c.Subject.CommonName, ErrRevoked)
 		}
-		nu, ok := s.nextUpdate[key]
+		nu, ok := s.nextUpdate[string(c.RawIssuer)]
 		if !ok || allowExpired {
 			continue
 		}

@@ -30,17 +30,6 @@ func SumDigest(uri string, data []byte, buf *[sha512.Size]byte) ([]byte, error) 
 	return digest(a.hash, data, buf), nil
 }
 
-// DigestSize is the output size in bytes of a DigestMethod URI, 0 when uri
-// is not a digest. Callers compare it with the decoded DigestValue length
-// before comparing values.
-func DigestSize(uri string) int {
-	a, ok := algs[uri]
-	if !ok || a.class != ClassDigest {
-		return 0
-	}
-	return a.hash.Size()
-}
-
 // newHash calls the constructors directly rather than crypto.Hash.New, so
 // the hashes cannot be missing from the binary (crypto.Hash.New panics for
 // an unlinked hash).

@@ -95,12 +95,3 @@ func Reason(err error) string {
 	}
 	return ReasonOther
 }
-
-// Reasons lists every label Reason can return (for pre-registering metrics).
-func Reasons() []string {
-	out := []string{ReasonNone}
-	for _, r := range reasons {
-		out = append(out, r.label)
-	}
-	return append(out, ReasonOther)
-}

@@ -104,6 +104,7 @@ func decryptRSA15(a algInfo, priv crypto.Decrypter, ciphertext []byte, keyLen in
 	// implicit-rejection decryption, and rsa-1_5 is legacy and off by
 	// default. Its error (wrong ciphertext length) is ignored on purpose:
 	// the random key is the answer to every failure.
+	//lint:ignore SA1019 rsa-1_5 is an opt-in legacy algorithm; no non-deprecated API does implicit rejection
 	_ = rsa.DecryptPKCS1v15SessionKey(nil, rk, ciphertext, key)
 	return key, nil
 }

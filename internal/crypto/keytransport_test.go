@@ -110,6 +110,7 @@ func TestDecryptKeyRSA15(t *testing.T) {
 	//lint:ignore SA1019 the test makes legacy ciphertexts on purpose
 	good, err := rsa.EncryptPKCS1v15(rand.Reader, &k.PublicKey, cek)
 	require.NoError(t, err)
+	//lint:ignore SA1019 the test makes legacy ciphertexts on purpose
 	short, err := rsa.EncryptPKCS1v15(rand.Reader, &k.PublicKey, cek[:16])
 	require.NoError(t, err)
 	tampered := append([]byte(nil), good...)

@@ -36,10 +36,6 @@ func withKeyUsage(ku x509.KeyUsage) certOpt { return func(c *x509.Certificate) {
 func withEKU(e ...x509.ExtKeyUsage) certOpt { return func(c *x509.Certificate) { c.ExtKeyUsage = e } }
 func withSubject(n pkix.Name) certOpt       { return func(c *x509.Certificate) { c.Subject = n } }
 func withSKI(ski []byte) certOpt            { return func(c *x509.Certificate) { c.SubjectKeyId = ski } }
-func withDNS(n ...string) certOpt           { return func(c *x509.Certificate) { c.DNSNames = n } }
-func withValidity(from, to time.Time) certOpt {
-	return func(c *x509.Certificate) { c.NotBefore, c.NotAfter = from, to }
-}
 
 var (
 	keyMu    sync.Mutex

@@ -19,7 +19,7 @@ import (
 
 // HMACKey is a shared secret for the hmac-* SignatureMethods. It is a named
 // type, not []byte, so that a MAC key is always an explicit configuration
-// choice: VerifySignature never derives one from a certificate or public
+// choice: VerifySignatureSHA256 never derives one from a certificate or public
 // key (xml-crypto GHSA-c27r-x354-4m68 keyed HMAC with the RSA public key).
 type HMACKey []byte
 
@@ -42,8 +42,11 @@ func keyMismatch(a algInfo, key any) error {
 	return fmt.Errorf("crypto: %s with key of type %T: %w", a.label, key, ErrAlgorithmKey)
 }
 
-// VerifySignature checks sigValue (the decoded SignatureValue) over
+// VerifySignatureSHA256 checks sigValue (the decoded SignatureValue) over
 // signedInfo (the canonical SignedInfo bytes) with the SignatureMethod alg.
+// sum is the SHA-256 of signedInfo, which the engines compute anyway for
+// the replay key: the SHA-256 RSA, RSA-PSS and ECDSA methods verify that
+// digest instead of hashing the same bytes again.
 //
 // The key type must match the algorithm family: *rsa.PublicKey for rsa-*
 // and RSA-PSS, *ecdsa.PublicKey (P-256, P-384, P-521) for ecdsa-*,
@@ -57,18 +60,6 @@ func keyMismatch(a algInfo, key any) error {
 // byte size (XMLDSig 1.1 §6.4.3; DER is refused); HMAC is the full output
 // (truncated MACs, CVE-2009-0217, are refused; see HMACOutputBits). A bad
 // signature is ErrSignature; an unknown URI is ErrUnsupportedAlgorithm.
-func VerifySignature(alg string, key any, signedInfo, sigValue []byte) error {
-	a, err := sigAlg(alg)
-	if err != nil {
-		return err
-	}
-	return verifySignature(a, key, signedInfo, nil, sigValue)
-}
-
-// VerifySignatureSHA256 is VerifySignature for a caller that has hashed
-// signedInfo with SHA-256 already (the engines do, for the replay key):
-// the SHA-256 RSA, RSA-PSS and ECDSA methods verify that digest instead of
-// hashing the same bytes again.
 func VerifySignatureSHA256(alg string, key any, signedInfo []byte, sum *[sha256.Size]byte, sigValue []byte) error {
 	a, err := sigAlg(alg)
 	if err != nil {
@@ -151,7 +142,7 @@ func verifySignature(a algInfo, key any, signedInfo, pre, sigValue []byte) error
 }
 
 // Sign signs signedInfo (canonical SignedInfo bytes) with alg, producing the
-// SignatureValue bytes VerifySignature accepts (ECDSA as raw r‖s). key is a
+// SignatureValue bytes VerifySignatureSHA256 accepts (ECDSA as raw r‖s). key is a
 // crypto.Signer whose public key matches the algorithm family (a KeyPair's
 // Signer, which may be a hardware key) or, for hmac-*, an HMACKey.
 func Sign(alg string, key any, signedInfo []byte) ([]byte, error) {

@@ -263,7 +263,7 @@ func TestCheckPublicKey(t *testing.T) {
 
 func TestReasons(t *testing.T) {
 	seen := map[string]bool{}
-	for _, r := range Reasons() {
+	for _, r := range allReasons() {
 		assert.Regexp(t, `^[a-z_]+$`, r)
 		assert.False(t, seen[r], r)
 		seen[r] = true
@@ -271,4 +271,11 @@ func TestReasons(t *testing.T) {
 	assert.Equal(t, ReasonNone, Reason(nil))
 	assert.Equal(t, ReasonOther, Reason(assert.AnError))
 	assert.Equal(t, ReasonRevoked, Reason(ErrRevoked))
+}
+
+// size is the number of cached decisions.
+func (c *verifyCache) size() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.lenLocked()
 }

@@ -100,7 +100,7 @@ func TestXOP(t *testing.T) {
 			res, err := f.verify(t, tc.msg, tc.atts)
 			if tc.reason != 0 {
 				require.Error(t, err)
-				require.Equal(t, tc.reason, wss.ReasonOf(err), "%v", err)
+				require.Equal(t, tc.reason, reasonOf(err), "%v", err)
 				return
 			}
 			require.NoError(t, err)
@@ -133,7 +133,7 @@ func TestXOPUnsigned(t *testing.T) {
 	msg := f.signed(t, "", "", body, []ref{{uri: "#Body", transform: c14n.AlgExcC14N, digest: bodyDigest(t, body)}})
 	msg = bytes.Replace(msg, []byte("<soap:Header>"), []byte("<soap:Header>"+hdr), 1)
 	_, err := f.verify(t, msg, newAtts(part("u", "application/octet-stream", data)))
-	require.Equal(t, wss.ReasonPolicy, wss.ReasonOf(err), "%v", err)
+	require.Equal(t, wss.ReasonPolicy, reasonOf(err), "%v", err)
 	f.requireSig = false
 	res, err := f.verify(t, msg, newAtts(part("u", "application/octet-stream", data)))
 	require.NoError(t, err)
@@ -174,7 +174,7 @@ func TestSwAReference(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := f.verify(t, f.signed(t, "", "", body, tc.refs), tc.atts)
 			if tc.reason != 0 {
-				require.Equal(t, tc.reason, wss.ReasonOf(err), "%v", err)
+				require.Equal(t, tc.reason, reasonOf(err), "%v", err)
 				return
 			}
 			require.NoError(t, err)
@@ -192,7 +192,7 @@ func TestSwAReferenceUnreferencedPart(t *testing.T) {
 	body := inlineBody("x")
 	msg := f.signed(t, "", "", body, []ref{{"#Body", c14n.AlgExcC14N, bodyDigest(t, body)}})
 	_, err := f.verify(t, msg, newAtts(part("lone", "text/plain", []byte("x"))))
-	require.Equal(t, wss.ReasonStructure, wss.ReasonOf(err), "%v", err)
+	require.Equal(t, wss.ReasonStructure, reasonOf(err), "%v", err)
 }
 
 // TestEncryptedAttachment decrypts SwA attachments (§5.5) in WSS4J's
@@ -229,7 +229,7 @@ func TestEncryptedAttachment(t *testing.T) {
 			atts := newAtts(part("e1", "application/octet-stream", ct))
 			res, err := f.verify(t, msg, atts)
 			if tc.reason != 0 {
-				require.Equal(t, tc.reason, wss.ReasonOf(err), "%v", err)
+				require.Equal(t, tc.reason, reasonOf(err), "%v", err)
 				return
 			}
 			require.NoError(t, err)
@@ -252,7 +252,7 @@ func TestEncryptedAttachmentNeedsAttachments(t *testing.T) {
 	body := inlineBody("x")
 	msg := f.signed(t, hdr, "", body, []ref{{"#Body", c14n.AlgExcC14N, bodyDigest(t, body)}})
 	_, err := f.verify(t, msg, nil)
-	require.Equal(t, wss.ReasonReference, wss.ReasonOf(err), "%v", err)
+	require.Equal(t, wss.ReasonReference, reasonOf(err), "%v", err)
 }
 
 // TestXOPDigestStreams: a 64 MiB attachment is digested without the engine

@@ -151,7 +151,7 @@ func TestSignatureConfirmationMalformed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := f.e.Process(injectFirst(t, good, tt.extra), f.p, time.Now())
 			require.Error(t, err)
-			assert.Equal(t, tt.want, wss.ReasonOf(err), "%v", err)
+			assert.Equal(t, tt.want, reasonOf(err), "%v", err)
 		})
 	}
 
@@ -160,7 +160,7 @@ func TestSignatureConfirmationMalformed(t *testing.T) {
 		require.NotEqual(t, good, msg)
 		_, err := f.e.Process(msg, f.p, time.Now())
 		require.Error(t, err)
-		assert.Equal(t, wss.ReasonDigest, wss.ReasonOf(err), "%v", err)
+		assert.Equal(t, wss.ReasonDigest, reasonOf(err), "%v", err)
 	})
 }
 
@@ -180,7 +180,7 @@ func FuzzSignatureConfirmation(f *testing.F) {
 	f.Fuzz(func(t *testing.T, rest string) {
 		res, err := fx.e.Process(injectFirst(t, good, scOpen+rest), fx.p, now)
 		if err != nil {
-			if wss.ReasonOf(err) == 0 {
+			if reasonOf(err) == 0 {
 				t.Fatalf("error outside the closed set: %v", err)
 			}
 			return

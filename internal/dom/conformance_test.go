@@ -200,7 +200,7 @@ func run(e *Engine, kind string, data []byte, p *wss.Policy) (string, wss.Reason
 		err = fmt.Errorf("unknown kind %q", kind)
 	}
 	if err != nil {
-		return reject, wss.ReasonOf(err), nil, err
+		return reject, reasonOf(err), nil, err
 	}
 	return accept, 0, out, nil
 }

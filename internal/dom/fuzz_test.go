@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/wssgw/wssgw/internal/wss"
 )
 
 // FuzzProcess feeds mutated WS-Security messages to the engine. Oracles: no
@@ -35,7 +33,7 @@ func FuzzProcess(f *testing.F) {
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		res, err := e.Process(msg, p, now)
 		if err != nil {
-			if wss.ReasonOf(err) == 0 {
+			if reasonOf(err) == 0 {
 				t.Fatalf("error outside the closed set: %v", err)
 			}
 			return

@@ -29,7 +29,7 @@ func (h *hostileSet) verdict(t *testing.T, p *wss.Policy, msg []byte) wss.Reason
 	if err == nil {
 		return 0
 	}
-	return wss.ReasonOf(err)
+	return reasonOf(err)
 }
 
 // TestPrecheckBeforeKeys: what needs no key is refused before any

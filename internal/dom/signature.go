@@ -135,7 +135,7 @@ func (m *message) c14nMethod(cm int) (string, []string, error) {
 // verificationKey resolves the signing key: a trusted certificate's public
 // key, or for HMAC a key the message transported in an EncryptedKey. An
 // HMAC method never takes a public key (xml-crypto GHSA-c27r-x354-4m68);
-// crypto.VerifySignature enforces the same binding.
+// crypto.VerifySignatureSHA256 enforces the same binding.
 func (m *message) verificationKey(ref *tokenRef, method string, sig *wss.Signature) (any, error) {
 	m.use(wss.UseKeyReference, ref.kind)
 	if ref.key != nil {

@@ -108,7 +108,7 @@ func TestX509DataLookupKeys(t *testing.T) {
 			}
 			if tc.reason != 0 {
 				require.Error(t, err)
-				assert.Equal(t, tc.reason, wss.ReasonOf(err), "%v", err)
+				assert.Equal(t, tc.reason, reasonOf(err), "%v", err)
 				return
 			}
 			require.NoError(t, err)
@@ -189,7 +189,7 @@ func TestPasswordTextNonce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := e.Process(tc.msg, p, now)
 			if strings.HasPrefix(tc.name, "fail/") {
-				require.Equal(t, tc.reason, wss.ReasonOf(err), "%v", err)
+				require.Equal(t, tc.reason, reasonOf(err), "%v", err)
 				return
 			}
 			require.NoError(t, err)
@@ -203,7 +203,7 @@ func TestPasswordTextNonce(t *testing.T) {
 				assert.NoError(t, err)
 				return
 			}
-			assert.Equal(t, tc.reason, wss.ReasonOf(err), "%v", err)
+			assert.Equal(t, tc.reason, reasonOf(err), "%v", err)
 		})
 	}
 }
@@ -242,7 +242,7 @@ func TestPKIPathBound(t *testing.T) {
 				assert.Len(t, certs, tc.n)
 				return
 			}
-			assert.Equal(t, wss.ReasonToken, wss.ReasonOf(err), "%v", err)
+			assert.Equal(t, wss.ReasonToken, reasonOf(err), "%v", err)
 		})
 	}
 }

@@ -105,7 +105,7 @@ func TestCommentInSignedPartRefused(t *testing.T) {
 			bad := strings.Replace(string(msg), at[0], at[1], 1)
 			require.NotEqual(t, string(msg), bad)
 			_, err := newEngine(t).Process([]byte(bad), p, time.Now())
-			assert.Equal(t, wss.ReasonStructure, wss.ReasonOf(err), "%v", err)
+			assert.Equal(t, wss.ReasonStructure, reasonOf(err), "%v", err)
 		})
 	}
 }

@@ -99,7 +99,7 @@ func TestWSS4JVectors(t *testing.T) {
 			msg, err := os.ReadFile(f)
 			require.NoError(t, err)
 			_, err = e.Process(msg, p, createdOf(t, msg).Add(time.Hour))
-			require.Equal(t, wss.ReasonTimestamp, wss.ReasonOf(err), "%v", err)
+			require.Equal(t, wss.ReasonTimestamp, reasonOf(err), "%v", err)
 		})
 	}
 }

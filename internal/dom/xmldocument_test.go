@@ -58,7 +58,7 @@ func TestVerifyDocument(t *testing.T) {
 			res, err := e.VerifyDocument(tc.data, p, tc.now)
 			if tc.reason != 0 {
 				require.Error(t, err)
-				require.Equal(t, tc.reason, wss.ReasonOf(err), "%v", err)
+				require.Equal(t, tc.reason, reasonOf(err), "%v", err)
 				return
 			}
 			require.NoError(t, err)
@@ -144,7 +144,7 @@ func TestDecryptDocument(t *testing.T) {
 			out, err := newEngine(t).DecryptDocument(tc.data, tc.p, conformanceNow)
 			if tc.reason != 0 {
 				require.Error(t, err)
-				require.Equal(t, tc.reason, wss.ReasonOf(err), "%v", err)
+				require.Equal(t, tc.reason, reasonOf(err), "%v", err)
 				return
 			}
 			require.NoError(t, err)

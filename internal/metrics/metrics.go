@@ -136,8 +136,8 @@ func (m *Metrics) Route(name string) *RouteMetrics {
 	for _, r := range []string{LookupHit, LookupNoTemplate, LookupRejected, LookupDisabled} {
 		rm.lookups[r] = m.tpl.lookups.WithLabelValues(name, r)
 	}
-	for o := range rm.outcomes {
-		rm.outcomes[o] = m.requests.WithLabelValues(name, Outcome(o).String())
+	for _, o := range Outcomes() {
+		rm.outcomes[o] = m.requests.WithLabelValues(name, o.String())
 	}
 	return rm
 }

@@ -104,7 +104,6 @@ var defaultGate = func() *xmlscan.Scanner {
 // resolved is Options after defaults and validation.
 type resolved struct {
 	Options
-	sigAlg     string
 	digest     crypto.Hash
 	dataKeyLen int
 }

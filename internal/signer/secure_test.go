@@ -22,11 +22,11 @@ import (
 
 // pki is the key material shared by the tests of this package.
 type pki struct {
-	dir                          string
-	ca                           *testpki.CA
-	caFile                       string
-	rsa, ec, p384, ed25519, peer *testpki.Leaf // signers
-	server                       *testpki.Leaf // RSA encryption recipient
+	dir                    string
+	ca                     *testpki.CA
+	caFile                 string
+	rsa, ec, p384, ed25519 *testpki.Leaf // signers
+	server                 *testpki.Leaf // RSA encryption recipient
 }
 
 var (

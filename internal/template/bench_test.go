@@ -103,7 +103,8 @@ func (fl *floor) run() error {
 	for _, p := range fl.parts {
 		sha256.Sum256(p)
 	}
-	return crypto.VerifySignature(fl.method, fl.pub, fl.signedInfo, fl.sigValue)
+	sum := sha256.Sum256(fl.signedInfo)
+	return crypto.VerifySignatureSHA256(fl.method, fl.pub, fl.signedInfo, &sum, fl.sigValue)
 }
 
 // match returns the template and captures of msg.

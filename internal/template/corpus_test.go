@@ -57,11 +57,9 @@ func newFixture(t testing.TB, mutate func(*config.Policy), o Options) *fixture {
 }
 
 // testOptions learn without a rate limit and never shadow, so that tests
-// see the template path's own verdicts.
+// see the template path's own verdicts; the bounds are the config's defaults.
 func testOptions() Options {
-	o := DefaultOptions()
-	o.LearnPerSecond, o.LearnBurst, o.ShadowRate = 1e9, 1e9, 0
-	return o
+	return Options{MaxTemplates: 1000, MaxBytes: 64 << 20, LearnPerSecond: 1e9, LearnBurst: 1e9}
 }
 
 // envelope is a SOAP envelope with n payload items, ids and attributes.

@@ -12,8 +12,6 @@ type lits struct{ c, x region }
 
 type region struct{ head, own []byte }
 
-func (r *region) len() int { return len(r.head) + len(r.own) }
-
 func (r *region) at(off, n uint32) []byte {
 	if h := uint32(len(r.head)); off < h {
 		return r.head[off : off+n : off+n]

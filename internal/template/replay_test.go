@@ -70,7 +70,7 @@ func TestReplayCertificateSwap(t *testing.T) {
 		require.NoError(t, err)
 		swapped := swapToken(t, msg, f.rsa.Cert.Raw, renewed.Cert.Raw)
 		_, err = verify(f.dom, swapped)
-		assert.Equal(t, wss.ReasonReplay, wss.ReasonOf(err), "%v", err)
+		assert.Equal(t, wss.ReasonReplay, reasonOf(err), "%v", err)
 
 		// The renewed certificate is trusted: a fresh message carrying it
 		// passes, so the rejection above is the replay store's.
@@ -94,7 +94,7 @@ func TestReplayCertificateSwap(t *testing.T) {
 		res, err = verify(f.engine, swapped)
 		require.NotNil(t, res)
 		assert.Equal(t, metrics.LookupHit, res.Lookup, "the swapped token is a slot: still a template hit")
-		assert.Equal(t, wss.ReasonReplay, wss.ReasonOf(err), "%v", err)
+		assert.Equal(t, wss.ReasonReplay, reasonOf(err), "%v", err)
 	})
 }
 
@@ -136,7 +136,7 @@ func TestReplayFarExpires(t *testing.T) {
 				_, _, err := f.policy.Verify(ctx, e, msg, f.now)
 				require.NoError(t, err, "first sight")
 				_, _, err = f.policy.Verify(ctx, e, msg, f.now)
-				assert.Equal(t, wss.ReasonReplay, wss.ReasonOf(err), "%v", err)
+				assert.Equal(t, wss.ReasonReplay, reasonOf(err), "%v", err)
 			}
 		})
 	}
@@ -186,8 +186,8 @@ func TestEncryptedDataKeyNameHit(t *testing.T) {
 	m := sha1Of.FindStringSubmatchIndex(next)
 	msg := []byte(next[:m[2]] + sha1Of.FindStringSubmatch(string(first))[1] + next[m[3]:])
 	_, derr := f.dom.Process(msg, f.policy, f.now)
-	assert.Equal(t, wss.ReasonToken, wss.ReasonOf(derr), "%v", derr)
+	assert.Equal(t, wss.ReasonToken, reasonOf(derr), "%v", derr)
 	got, gerr := f.engine.Process(msg, f.policy, f.now)
 	require.Error(t, gerr, "lookup %s", got.Lookup)
-	assert.Equal(t, wss.ReasonToken, wss.ReasonOf(gerr), "%v", gerr)
+	assert.Equal(t, wss.ReasonToken, reasonOf(gerr), "%v", gerr)
 }

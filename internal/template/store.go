@@ -19,11 +19,6 @@ type Options struct {
 	ShadowRate     float64 // fraction of template-path messages re-verified by the DOM engine
 }
 
-// DefaultOptions are the defaults of the config's templates block.
-func DefaultOptions() Options {
-	return Options{MaxTemplates: 1000, MaxBytes: 64 << 20, LearnPerSecond: 10, LearnBurst: 20, ShadowRate: 0.01}
-}
-
 // Store is one policy's templates, merged in one automaton. Matching reads
 // the published root without locks; learning and eviction build a new
 // root under the mutex and publish it.

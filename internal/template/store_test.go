@@ -122,7 +122,7 @@ func TestShadowCheck(t *testing.T) {
 	msg = f.sign(t, envelope(false, 2, "c"), f.rsa, signer.RefBST, f.now, nil)
 	_, err = f.engine.Process(msg, f.policy, f.now)
 	require.Error(t, err)
-	assert.Equal(t, wss.ReasonShadow, wss.ReasonOf(err))
+	assert.Equal(t, wss.ReasonShadow, reasonOf(err))
 	body, gerr := testutil.GatherAndCount(m.Registry(), metrics.NameShadowChecks)
 	require.NoError(t, gerr)
 	assert.Equal(t, 2, body)

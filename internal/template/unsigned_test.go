@@ -43,7 +43,7 @@ func verifyBoth(t *testing.T, f *fixture, msg []byte) (got *wss.Result, out []by
 	want, wout, werr := f.policy.Verify(ctx, f.dom, msg, f.now)
 	require.Empty(t, Compare(got, gerr, want, werr, f.policy))
 	assert.Equal(t, string(wout), string(gout), "both engines forward the same bytes")
-	assert.Equal(t, wss.ReasonOf(werr), wss.ReasonOf(gerr))
+	assert.Equal(t, reasonOf(werr), reasonOf(gerr))
 	return got, gout, gerr
 }
 
@@ -137,7 +137,7 @@ func stripped(t *testing.T, out, clean []byte, err error) {
 
 func rejected(t *testing.T, out, _ []byte, err error) {
 	t.Helper()
-	assert.Equal(t, wss.ReasonUnsigned, wss.ReasonOf(err), "%v", err)
+	assert.Equal(t, wss.ReasonUnsigned, reasonOf(err), "%v", err)
 	assert.Nil(t, out)
 }
 
@@ -150,7 +150,7 @@ func TestUnsignedRejectOnTemplateHit(t *testing.T) {
 	first := inject(f.sign(t, envelope(false, 2, "first"), f.rsa, signer.RefBST, f.now, nil), injectedAdmin)
 	res, err := f.dom.Process(first, f.policy, f.now)
 	require.NoError(t, err)
-	require.Equal(t, wss.ReasonUnsigned, wss.ReasonOf(f.policy.CheckFacts(res)))
+	require.Equal(t, wss.ReasonUnsigned, reasonOf(f.policy.CheckFacts(res)))
 	tpl, err := f.engine.newTemplate(first, res, f.policy, f.now)
 	require.NoError(t, err)
 	ok, why := f.store.add(tpl)
@@ -159,7 +159,7 @@ func TestUnsignedRejectOnTemplateHit(t *testing.T) {
 	msg := inject(f.sign(t, envelope(false, 2, "second"), f.rsa, signer.RefBST, f.now.Add(time.Second), nil), injectedAdmin)
 	got, _, err := verifyBoth(t, f, msg)
 	assert.Equal(t, metrics.LookupHit, got.Lookup)
-	assert.Equal(t, wss.ReasonUnsigned, wss.ReasonOf(err), "%v", err)
+	assert.Equal(t, wss.ReasonUnsigned, reasonOf(err), "%v", err)
 }
 
 // TestUnsignedAttributeSpans: the attribute spans a template hit reports

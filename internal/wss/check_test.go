@@ -125,7 +125,7 @@ func TestCheck(t *testing.T) {
 				return
 			}
 			require.Error(t, err)
-			assert.Equal(t, tc.want, ReasonOf(err), "%v", err)
+			assert.Equal(t, tc.want, reasonOf(err), "%v", err)
 		})
 	}
 }
@@ -137,7 +137,7 @@ func TestCheckReplay(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, p.Check(context.Background(), signed(), now))
 	err = p.Check(context.Background(), signed(), now)
-	assert.Equal(t, ReasonReplay, ReasonOf(err), "the same SignedInfo and signer again")
+	assert.Equal(t, ReasonReplay, reasonOf(err), "the same SignedInfo and signer again")
 
 	other := signed()
 	other.Signatures[0].SignedInfoDigest[0] = 1
@@ -147,7 +147,7 @@ func TestCheckReplay(t *testing.T) {
 	fresh := signed()
 	fresh.Signatures[0].SignedInfoDigest[0] = 2
 	err = p.Check(context.Background(), fresh, now)
-	assert.Equal(t, ReasonReplayStore, ReasonOf(err), "an unavailable store fails closed")
+	assert.Equal(t, ReasonReplayStore, reasonOf(err), "an unavailable store fails closed")
 
 	off := config.DefaultPolicy()
 	off.Replay = "off"
@@ -174,7 +174,7 @@ func TestReplayKeyIgnoresToken(t *testing.T) {
 	swapped.Signatures[0].Signer = &crypto.Identity{Subject: "CN=partner renewed", SHA256: "cd"}
 	swapped.Signatures[0].KeyReference = KeyRefIssuerSerial
 	err = p.Check(context.Background(), swapped, now)
-	assert.Equal(t, ReasonReplay, ReasonOf(err), "a certificate swap is a replay: %v", err)
+	assert.Equal(t, ReasonReplay, reasonOf(err), "a certificate swap is a replay: %v", err)
 
 	other := signed()
 	other.Signatures[0].SignatureValue = []byte("another value")

@@ -1,9 +1,6 @@
 package wss
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // Reason is why a message was rejected: a closed set, used as a metric label
 // and logged; partners only ever see the uniform fault (DESIGN.md §5.6)
@@ -113,13 +110,4 @@ func Failf(r Reason, format string, args ...any) *Error {
 // Wrap returns an Error for r carrying err as its cause.
 func Wrap(r Reason, err error, format string, args ...any) *Error {
 	return &Error{Reason: r, Detail: fmt.Sprintf(format, args...), Err: err}
-}
-
-// ReasonOf returns the Reason of a security failure, or 0 for other errors.
-func ReasonOf(err error) Reason {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Reason
-	}
-	return 0
 }

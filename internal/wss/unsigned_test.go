@@ -231,7 +231,7 @@ func TestCheckUnsigned(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			assert.Equal(t, tc.want, ReasonOf(err), "%v", err)
+			assert.Equal(t, tc.want, reasonOf(err), "%v", err)
 			assert.Empty(t, store.seen, "a rejected message is not recorded in the replay store")
 		})
 	}

@@ -240,7 +240,7 @@ func FuzzScan(f *testing.F) {
 		err2 := sc.Scan(data, &reused)
 		require.Equal(t, err, err2, "reused Document disagrees")
 		if err != nil {
-			k := KindOf(err)
+			k := kindOf(err)
 			require.NotEqual(t, "unknown", k.String(), "%v", err)
 			var e *Error
 			require.ErrorAs(t, err, &e)
@@ -278,7 +278,7 @@ func TestSharedVectors(t *testing.T) {
 			return err
 		}
 		if err := sc.Scan(data, &d); err != nil {
-			kinds[KindOf(err).String()]++
+			kinds[kindOf(err).String()]++
 			return nil
 		}
 		kinds["accepted"]++

@@ -1,9 +1,6 @@
 package xmlscan
 
-import (
-	"errors"
-	"strconv"
-)
+import "strconv"
 
 // Kind classifies a rejection. The set is closed: every error the gate
 // returns carries one of the constants below, and Kind.String gives a
@@ -165,16 +162,6 @@ func (k Kind) Error() string { return "xmlscan: " + k.String() }
 // IsLimit reports whether k is one of the KindLimit* kinds.
 func (k Kind) IsLimit() bool { return k >= KindLimitBytes && k < kindEnd }
 
-// Kinds returns every Kind in the closed set, in order, so that metrics can
-// pre-register one series per label.
-func Kinds() []Kind {
-	ks := make([]Kind, 0, int(kindEnd)-1)
-	for k := KindSyntax; k < kindEnd; k++ {
-		ks = append(ks, k)
-	}
-	return ks
-}
-
 // Error is the only error type Scan returns.
 type Error struct {
 	Kind Kind
@@ -199,16 +186,6 @@ func (e *Error) Error() string {
 func (e *Error) Is(target error) bool {
 	k, ok := target.(Kind)
 	return ok && k == e.Kind
-}
-
-// KindOf returns the Kind of an error returned by this package, or 0 (whose
-// String is "unknown") for any other error, including nil.
-func KindOf(err error) Kind {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Kind
-	}
-	return 0
 }
 
 func newError(k Kind, off int, detail string) *Error {

@@ -25,8 +25,12 @@ func ExampleScanner_Scan() {
 	fmt.Printf("text: %s\n", d.Text(2, nil))
 
 	err = sc.Scan([]byte(`<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><r>&x;</r>`), &d)
-	// The metric label is Kind.String (fmt would print a Kind as an error).
-	fmt.Println(err, errors.Is(err, xmlscan.KindDoctype), xmlscan.KindOf(err).String())
+	// Every error is an *xmlscan.Error; its label is Kind.String (fmt would
+	// print a Kind as an error).
+	var se *xmlscan.Error
+	if errors.As(err, &se) {
+		fmt.Println(err, errors.Is(err, xmlscan.KindDoctype), se.Kind.String())
+	}
 	// Output:
 	// 0 {http://www.w3.org/2003/05/soap-envelope}Envelope depth=1 bytes=[0:250]
 	// 1 {http://www.w3.org/2003/05/soap-envelope}Body depth=2 bytes=[62:237]

@@ -132,7 +132,7 @@ func TestLimits(t *testing.T) {
 			in := lc.doc(lc.n + 1)
 			err := sc.Scan([]byte(in), &d)
 			require.Error(t, err)
-			assert.Equal(t, lc.kind.String(), KindOf(err).String(), "%v", err)
+			assert.Equal(t, lc.kind.String(), kindOf(err).String(), "%v", err)
 			assert.True(t, lc.kind.IsLimit())
 			var e *Error
 			require.ErrorAs(t, err, &e)

@@ -230,7 +230,7 @@ func TestScanTable(t *testing.T) {
 				return
 			}
 			require.Error(t, err)
-			assert.Equal(t, tc.kind.String(), KindOf(err).String(), "error: %v", err)
+			assert.Equal(t, tc.kind.String(), kindOf(err).String(), "error: %v", err)
 			assert.True(t, errors.Is(err, tc.kind))
 			var e *Error
 			require.ErrorAs(t, err, &e)
@@ -256,7 +256,7 @@ func TestStdlibLooserOnFailCases(t *testing.T) {
 
 func TestKinds(t *testing.T) {
 	seen := map[string]bool{}
-	for _, k := range Kinds() {
+	for _, k := range kinds() {
 		s := k.String()
 		require.Regexp(t, `^[a-z][a-z0-9_]*$`, s)
 		require.False(t, seen[s], "duplicate label %s", s)
@@ -266,8 +266,8 @@ func TestKinds(t *testing.T) {
 	}
 	assert.Equal(t, "unknown", Kind(0).String())
 	assert.Equal(t, "unknown", kindEnd.String())
-	assert.Equal(t, Kind(0), KindOf(nil))
-	assert.Equal(t, Kind(0), KindOf(errors.New("x")))
+	assert.Equal(t, Kind(0), kindOf(nil))
+	assert.Equal(t, Kind(0), kindOf(errors.New("x")))
 	e := &Error{Kind: KindDoctype, Offset: 3, Detail: "document type declaration"}
 	assert.Equal(t, "xmlscan: doctype: document type declaration at offset 3", e.Error())
 }

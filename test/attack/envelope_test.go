@@ -68,6 +68,11 @@ func (s *signedMessages) sign(t *testing.T, soap12 bool, text string) []byte {
 	return out
 }
 
+// learnAll are template store options that learn without a rate limit and
+// never shadow, so that the template path's own verdicts show; the bounds
+// are the config's defaults.
+var learnAll = template.Options{MaxTemplates: 1000, MaxBytes: 64 << 20, LearnPerSecond: 1e9, LearnBurst: 1e9}
+
 // engines compiles the default policy (signed Body and Timestamp from the
 // CA, replay off so that a message may be verified by both engines) with
 // extra applied as configuration keys, exactly as a config file spells
@@ -86,9 +91,7 @@ func (s *signedMessages) engines(t *testing.T, extra map[string]any) *engines {
 	require.NoError(t, err)
 	d, err := dom.New(xmlscan.DefaultConfig())
 	require.NoError(t, err)
-	o := template.DefaultOptions()
-	o.LearnPerSecond, o.LearnBurst, o.ShadowRate = 1e9, 1e9, 0
-	te, err := template.New(d, xmlscan.DefaultConfig(), template.NewStore(pol, o, nil), nil)
+	te, err := template.New(d, xmlscan.DefaultConfig(), template.NewStore(pol, learnAll, nil), nil)
 	require.NoError(t, err)
 	return &engines{policy: pol, dom: d, template: te}
 }
@@ -346,9 +349,7 @@ func (s *signedMessages) enginesWithReplay(t *testing.T) *engines {
 	require.NoError(t, err)
 	d, err := dom.New(xmlscan.DefaultConfig())
 	require.NoError(t, err)
-	o := template.DefaultOptions()
-	o.LearnPerSecond, o.LearnBurst, o.ShadowRate = 1e9, 1e9, 0
-	te, err := template.New(d, xmlscan.DefaultConfig(), template.NewStore(pol, o, nil), nil)
+	te, err := template.New(d, xmlscan.DefaultConfig(), template.NewStore(pol, learnAll, nil), nil)
 	require.NoError(t, err)
 	return &engines{policy: pol, dom: d, template: te}
 }

@@ -143,7 +143,7 @@ type msg struct {
 	soapNS string
 	soap12 bool
 
-	env, header, body, security int
+	header, body, security      int
 	signature, signedInfo       int
 	sigMethod, c14nMethod       int
 	sigValue, keyInfo           int
@@ -287,11 +287,7 @@ func (m *msg) qname(i int) string {
 }
 
 func (m *msg) bytesOf(i int) string { e := m.el(i); return string(m.data[e.Start:e.End]) }
-func (m *msg) startTag(i int) string {
-	e := m.el(i)
-	return string(m.data[e.Start:e.StartEnd])
-}
-func (m *msg) text(i int) string { return string(m.doc.Text(i, nil)) }
+func (m *msg) text(i int) string    { return string(m.doc.Text(i, nil)) }
 
 // refURI returns the URI of Reference r.
 func (m *msg) refURI(r int) string { return m.attr(r, "", "URI") }

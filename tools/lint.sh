@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# make lint: staticcheck (its default checks, unused code included),
+# deadcode from the wssgw binary against tools/deadcode-allow.txt, and
+# govulncheck, with the tools tools/lint-tools.sh put in .cache/tools.
+# Without the tools it skips locally and fails under CI=true, like
+# deploy/check.sh. govulncheck needs the Go vulnerability database: set
+# GOVULNDB=file:///path/to/a/copy to use a local one; without it, when the
+# network database cannot be reached the step says so and is skipped, CI
+# included, since an unreachable database says nothing about the code.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+T=$PWD/.cache/tools/bin
+ALLOW=tools/deadcode-allow.txt
+MODULE=$(go list -m)
+
+if ! why=$(bash tools/lint-tools.sh --check); then
+  if [ "${CI:-}" = "true" ]; then
+    echo "lint: $why (run tools/lint-tools.sh)" >&2
+    exit 1
+  fi
+  echo "lint: skip: $why (run tools/lint-tools.sh)"
+  exit 0
+fi
+
+# Every step runs, so one run shows every finding; the exit status is the
+# worst of them.
+failed=""
+
+echo "== staticcheck ./..."
+"$T/staticcheck" ./... || failed="$failed staticcheck"
+
+# deadcode lists functions cmd/wssgw cannot reach; each one left must be
+# in the allow-list with its reason, and each allow-list entry must still
+# be dead, so the list never outlives what it explains.
+echo "== deadcode ./cmd/wssgw (allowed: $ALLOW)"
+dead=$("$T/deadcode" -f '{{range .Funcs}}{{$.Path}}.{{.Name}}{{"\n"}}{{end}}' ./cmd/wssgw |
+  sed "s|^$MODULE/||" | sort -u)
+allowed=$(grep -v '^#' "$ALLOW" | awk 'NF {print $1}' | sort -u)
+unexplained=$(comm -23 <(echo "$dead") <(echo "$allowed") | sed '/^$/d')
+stale=$(comm -13 <(echo "$dead") <(echo "$allowed") | sed '/^$/d')
+if [ -n "$unexplained" ] || [ -n "$stale" ]; then
+  [ -z "$unexplained" ] || printf 'unreachable from cmd/wssgw (delete it, or add it to %s with a reason):\n%s\n' "$ALLOW" "$unexplained"
+  [ -z "$stale" ] || printf 'in %s but no longer dead (remove the entry):\n%s\n' "$ALLOW" "$stale"
+  failed="$failed deadcode"
+else
+  echo "$(echo "$dead" | sed '/^$/d' | wc -l) unreachable, each in the allow-list with its reason"
+fi
+
+echo "== govulncheck ./..."
+db=()
+[ -z "${GOVULNDB:-}" ] || db=(-db "$GOVULNDB")
+set +e
+out=$("$T/govulncheck" "${db[@]}" ./... 2>&1)
+rc=$?
+set -e
+# rc 3 means vulnerabilities were found; a database that cannot be fetched
+# is another error, told apart by govulncheck's own message. A local copy
+# named in GOVULNDB was asked for: its errors fail.
+if [ -z "${GOVULNDB:-}" ] && [ $rc -ne 0 ] && [ $rc -ne 3 ] && grep -q 'fetching vulnerabilities' <<<"$out"; then
+  echo "govulncheck SKIPPED: the vulnerability database cannot be reached (set GOVULNDB=file:///path to a local copy):"
+  echo "  $out"
+else
+  echo "$out"
+  [ $rc -eq 0 ] || failed="$failed govulncheck"
+fi
+
+if [ -n "$failed" ]; then
+  echo "lint failed:$failed" >&2
+  exit 1
+fi
