@@ -5,7 +5,8 @@
 # The chart (deploy/helm/wssgw) runs it read-only with a mounted config:
 #   wssgw serve --config /etc/wssgw/config/config.yaml
 
-ARG GO_VERSION=1.26
+# The patch release of go.mod's toolchain line (the image sets GOTOOLCHAIN=local).
+ARG GO_VERSION=1.26.10
 
 FROM golang:${GO_VERSION}-bookworm AS build
 WORKDIR /src

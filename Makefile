@@ -1,5 +1,10 @@
 # wssgw — make run (demo), make test (what CI runs), make bench-proxy.
 GO      ?= go
+# go.mod's toolchain line names the patch release wssgw is built and tested
+# with (the standard library's security fixes: govulncheck in make lint);
+# auto lets an older local Go fetch it as a Go module, also where the
+# environment says GOTOOLCHAIN=local.
+export GOTOOLCHAIN := auto
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)

@@ -2,6 +2,8 @@ module github.com/wssgw/wssgw
 
 go 1.26.0
 
+toolchain go1.26.10
+
 require (
 	filippo.io/bigmod v0.1.0
 	github.com/beevik/etree v1.8.1
@@ -34,8 +36,8 @@ require (
 	github.com/spf13/cast v1.10.0 // indirect
 	github.com/subosito/gotenv v1.6.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
-	golang.org/x/crypto v0.58.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
+	golang.org/x/crypto v0.59.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/text v0.44.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )

@@ -9,6 +9,11 @@ cd "$(dirname "$0")/.."
 STATICCHECK_VERSION=v0.8.2 # honnef.co/go/tools (staticcheck 2026.2.2), built for go 1.26
 GOVULNCHECK_VERSION=v1.9.0 # golang.org/x/vuln
 DEADCODE_VERSION=v0.52.0   # golang.org/x/tools
+# The Go vulnerability database, as the OSV files of the golang.org/x/vulndb
+# module indexed by its own cmd/indexdb: govulncheck's network database is
+# not reachable everywhere (CI here reaches package registries only), the
+# module is. Bump this to the module's latest version to refresh the data.
+VULNDB_VERSION=v0.0.0-20261105234957-e22db6528018
 
 T=$PWD/.cache/tools
 mkdir -p "$T/bin" "$T/stamps"
@@ -40,8 +45,23 @@ install staticcheck honnef.co/go/tools/cmd/staticcheck "$STATICCHECK_VERSION"
 install govulncheck golang.org/x/vuln/cmd/govulncheck "$GOVULNCHECK_VERSION"
 install deadcode golang.org/x/tools/cmd/deadcode "$DEADCODE_VERSION"
 
+# vulndb: .cache/tools/vulndb, a file:// database for govulncheck -db.
+if ! { [ "$(cat "$T/stamps/vulndb" 2>/dev/null)" = "$VULNDB_VERSION" ] && [ -f "$T/vulndb/index/db.json" ]; }; then
+  if $check; then
+    stale="$stale vulndb@$VULNDB_VERSION"
+  else
+    s=$SECONDS
+    echo "== vulndb $VULNDB_VERSION"
+    src=$(GOFLAGS=-mod=mod go mod download -json "golang.org/x/vulndb@$VULNDB_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+    rm -rf "$T/vulndb"
+    GOFLAGS=-mod=mod go run "golang.org/x/vulndb/cmd/indexdb@$VULNDB_VERSION" -vulns "$src/data/osv" -out "$T/vulndb"
+    echo "$VULNDB_VERSION" >"$T/stamps/vulndb"
+    echo "  vulndb ($((SECONDS - s)) s)"
+  fi
+fi
+
 if $check; then
   [ -z "$stale" ] || { echo "lint tools missing or not at the pinned version:$stale"; exit 1; }
   exit 0
 fi
-echo "lint tools in .cache/tools: staticcheck $STATICCHECK_VERSION, govulncheck $GOVULNCHECK_VERSION, deadcode $DEADCODE_VERSION"
+echo "lint tools in .cache/tools: staticcheck $STATICCHECK_VERSION, govulncheck $GOVULNCHECK_VERSION, deadcode $DEADCODE_VERSION, vulndb $VULNDB_VERSION"
