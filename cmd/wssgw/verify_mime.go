@@ -19,9 +19,9 @@ import (
 
 // Namespaces of the trailing-signature markup (DESIGN.md §6).
 const (
-	nsDS   = "http://www.w3.org/2000/09/xmldsig#"
-	nsXEnc = "http://www.w3.org/2001/04/xmlenc#"
-	nsXOP  = "http://www.w3.org/2004/08/xop/include"
+	nsDS   = xmlscan.NamespaceDSig
+	nsXEnc = xmlscan.NamespaceXEnc
+	nsXOP  = xmlscan.NamespaceXOP
 )
 
 // verifyPackage verifies an MTOM/SwA package. A package with a trailing
@@ -113,7 +113,7 @@ func trailingInclude(d *xmlscan.Document) (int, bool) {
 	return -1, false
 }
 
-const typeElement = "http://www.w3.org/2001/04/xmlenc#Element"
+const typeElement = xmlscan.TypeElement
 
 // decryptTrailer unwraps the data key of the EncryptedKey that lists the
 // EncryptedData, decrypts the trailing part and returns the root with the

@@ -6,9 +6,6 @@ import (
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
-// NamespaceXOP is the namespace of xop:Include (XOP 1.0 §2.1).
-const NamespaceXOP = "http://www.w3.org/2004/08/xop/include"
-
 // Include is one xop:Include of the root document and the attachment it
 // stands for. The reconstructed infoset (XOP 1.0 §4) replaces the children
 // of Parent with the base64 encoding of Part's content.
@@ -40,11 +37,11 @@ func ResolveXOP(d *xmlscan.Document, p *Package) ([]Include, error) {
 	seen := make(map[*Part]bool)
 	for i := range d.Elements {
 		e := &d.Elements[i]
-		if e.Space != NamespaceXOP {
+		if e.Space != xmlscan.NamespaceXOP {
 			continue
 		}
 		if e.Local != "Include" {
-			return nil, fmt.Errorf("%w: element {%s}%s", ErrReference, NamespaceXOP, e.Local)
+			return nil, fmt.Errorf("%w: element {%s}%s", ErrReference, xmlscan.NamespaceXOP, e.Local)
 		}
 		if !p.IsXOP() {
 			return nil, fmt.Errorf("%w: xop:Include in a package of type %q", ErrReference, p.Params["type"])
@@ -74,7 +71,7 @@ func resolveInclude(d *xmlscan.Document, i int, p *Package) (*Part, error) {
 		switch {
 		case a.Space == "" && a.Local == "href":
 			href = j
-		case a.Space == "" || a.Space == NamespaceXOP:
+		case a.Space == "" || a.Space == xmlscan.NamespaceXOP:
 			return nil, fmt.Errorf("%w: xop:Include has the attribute %s", ErrReference, d.Raw(a.Name))
 		}
 	}

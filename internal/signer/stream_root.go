@@ -15,9 +15,6 @@ import (
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
-// nsXOP is the namespace of xop:Include (XOP 1.0 §2.1).
-const nsXOP = "http://www.w3.org/2004/08/xop/include"
-
 // streamRoot is a streamed package's state once its root part is read.
 type streamRoot struct {
 	s      *Stream
