@@ -105,7 +105,6 @@ var defaultGate = func() *xmlscan.Scanner {
 type resolved struct {
 	Options
 	sigAlg     string
-	digest     crypto.Hash
 	dataKeyLen int
 }
 
@@ -130,11 +129,9 @@ func (o Options) resolve() (*resolved, error) {
 	if r.DigestAlgorithm == "" {
 		r.DigestAlgorithm = algSHA256
 	}
-	h, err := digestHash(r.DigestAlgorithm)
-	if err != nil {
+	if err := checkDigest(r.DigestAlgorithm); err != nil {
 		return nil, err
 	}
-	r.digest = h
 	if r.TTL == 0 {
 		r.TTL = 5 * time.Minute
 	}
@@ -157,9 +154,11 @@ func (o Options) resolve() (*resolved, error) {
 		if r.DataAlgorithm == "" {
 			r.DataAlgorithm = algAES256GCM
 		}
-		if r.dataKeyLen, err = dataKeySize(r.DataAlgorithm); err != nil {
+		n, err := dataKeySize(r.DataAlgorithm)
+		if err != nil {
 			return nil, err
 		}
+		r.dataKeyLen = n
 		if r.KeyTransport == "" {
 			r.KeyTransport = algRSAOAEPMGF1P
 		}

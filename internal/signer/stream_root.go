@@ -185,7 +185,7 @@ func (rt *streamRoot) digestRoot() error {
 	}
 	rt.digests = make([][]byte, len(rt.p.refs))
 	for i, rf := range rt.p.refs {
-		h := newHash(r.digest)
+		h := newDigest(r.DigestAlgorithm)
 		if i == 0 && markers != nil {
 			// XMLDSig §4.4.3.3: "#id" without comments, exc-c14n (BSP R5423).
 			var c bytes.Buffer
