@@ -70,10 +70,12 @@ func appendAttr[T ~string | ~[]byte](buf []byte, v T) []byte {
 
 // AppendText appends a text value, already normalized (references
 // resolved, line ends normalized), escaped as C14N 1.0 §2.3 requires. The
-// template automaton uses it to produce the canonical form of a slot.
-func AppendText(dst, v []byte) []byte {
+// template automaton uses it to produce the canonical form of a slot, the
+// signer to write markup that is canonical as written.
+func AppendText[T ~string | ~[]byte](dst []byte, v T) []byte {
 	start := 0
-	for i, c := range v {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
 		if !textEsc[c] {
 			continue
 		}
@@ -94,5 +96,6 @@ func AppendText(dst, v []byte) []byte {
 }
 
 // AppendAttr appends an attribute value, already normalized, escaped as
-// C14N 1.0 §2.3 requires.
-func AppendAttr(dst, v []byte) []byte { return appendAttr(dst, v) }
+// C14N 1.0 §2.3 requires; attribute-value normalization (XML 1.0 §3.3.3)
+// of the result gives v back unchanged.
+func AppendAttr[T ~string | ~[]byte](dst []byte, v T) []byte { return appendAttr(dst, v) }

@@ -87,6 +87,11 @@ func TestXOP(t *testing.T) {
 		{"fail/included-twice", sign(xopBody("cid:a2", "cid:a2")), two(), wss.ReasonReference},
 		{"fail/text-sibling", sign(strings.Replace(xopBody("cid:a1%40x", "cid:a2"), "<ns:data><xop", "<ns:data>QQ==<xop", 1)), two(), wss.ReasonStructure},
 		{"fail/element-sibling", sign(strings.Replace(xopBody("cid:a1%40x", "cid:a2"), "<ns:data><xop", "<ns:data><ns:x></ns:x><xop", 1)), two(), wss.ReasonStructure},
+		// The rules dom takes from mime.CheckInclude (one XOP rule set).
+		{"fail/whitespace-sibling", sign(strings.Replace(xopBody("cid:a1%40x", "cid:a2"), "<ns:data><xop", "<ns:data> <xop", 1)), two(), wss.ReasonStructure},
+		{"fail/include-with-comment", sign(strings.Replace(xopBody("cid:a1%40x", "cid:a2"), "></xop:Include>", "><!--c--></xop:Include>", 1)), two(), wss.ReasonStructure},
+		{"fail/extra-attribute", sign(strings.Replace(xopBody("cid:a1%40x", "cid:a2"), ` href="cid:a2"`, ` href="cid:a2" x="1"`, 1)), two(), wss.ReasonReference},
+		{"fail/other-xop-element", sign(strings.Replace(xopBody("cid:a1%40x", "cid:a2"), "xop:Include", "xop:Other", 2)), two(), wss.ReasonReference},
 		{"fail/unreferenced-part", sign(xopBody("cid:a1%40x", "cid:a2")), func() *memAtts {
 			a := two()
 			a.order = append(a.order, "extra")

@@ -6,47 +6,29 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"net/url"
-	"strings"
 
 	"github.com/wssgw/wssgw/internal/c14n"
+	"github.com/wssgw/wssgw/internal/mime"
 	"github.com/wssgw/wssgw/internal/wss"
-	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
-var errCID = errors.New("dom: not a cid: URL")
-
-// cidFromURL returns the Content-ID a "cid:" URL names (RFC 2392 §2: the
-// scheme is case-insensitive and the addr-spec is %-encoded). Any other
-// URL (http:, file:, relative) is refused: attachments are the only
-// external content a message may name, and nothing is fetched (DESIGN.md
-// §5.8).
-func cidFromURL(href string) (string, error) {
-	if len(href) < 5 || !strings.EqualFold(href[:4], "cid:") {
-		return "", errCID
-	}
-	cid, err := url.PathUnescape(href[4:])
-	if err != nil || cid == "" {
-		return "", fmt.Errorf("%w: bad %%-encoding or empty", errCID)
-	}
-	return cid, nil
-}
-
-// indexXOP checks every xop:Include of the document and maps it to its
-// part (W3C XOP 1.0 §3.1, §4): href is a cid: URL of an attachment of the
-// package, the xop:Include is empty and is the only content of its
-// parent (the parent's character content is the part's base64, nothing
-// else), and no part is included twice or both included and used as
+// indexXOP checks every element of the XOP namespace by mime.CheckInclude
+// (the one XOP rule set: W3C XOP 1.0 §3.1, §4) and maps each xop:Include
+// to its part: href is a cid: URL (cidFromURL) naming an attachment of the
+// package, and no part is included twice or both included and used as
 // ciphertext (one part, one meaning: two xop:Includes of one part would
 // let a signature over one vouch for the other).
 func (m *message) indexXOP() error {
 	m.att.xop = map[int]string{}
 	seen := map[string]bool{}
 	for i := range m.doc.Elements {
-		if !m.is(i, nsXOP, "Include") {
+		if m.doc.Elements[i].Space != nsXOP {
 			continue
 		}
-		href, _ := m.attr(i, "", "href")
+		href, err := mime.CheckInclude(m.doc, i)
+		if err != nil {
+			return xopFault(err)
+		}
 		_, f, err := m.attachment(href)
 		if err != nil {
 			return err
@@ -61,28 +43,18 @@ func (m *message) indexXOP() error {
 			return wss.Failf(wss.ReasonReference, "xop:Include of an encrypted attachment")
 		}
 		seen[f.CID] = true
-		if err := m.xopAlone(i); err != nil {
-			return err
-		}
 		m.att.xop[i] = f.CID
 	}
 	return nil
 }
 
-// xopAlone checks that xop:Include i is empty and the only content of its
-// parent (XOP 1.0 §3.1: the element information item being optimized has
-// the xop:Include as its only child).
-func (m *message) xopAlone(i int) error {
-	e := &m.doc.Elements[i]
-	p := e.Parent
-	if p < 0 || e.Next != i+1 || e.StartEnd != e.EndStart || e.Flags&(xmlscan.FlagComment|xmlscan.FlagCDATA) != 0 {
-		return wss.Failf(wss.ReasonStructure, "xop:Include must be empty and have a parent")
+// xopFault maps a mime.CheckInclude error to its fault: an xop:Include out
+// of place breaks the structure, anything else is a bad reference.
+func xopFault(err error) error {
+	if errors.Is(err, mime.ErrPlacement) {
+		return wss.Wrap(wss.ReasonStructure, err, "xop:Include")
 	}
-	pe := &m.doc.Elements[p]
-	if pe.Next != i+1 || pe.StartEnd != e.Start || pe.EndStart != e.End {
-		return wss.Failf(wss.ReasonStructure, "xop:Include must be the only content of its parent")
-	}
-	return nil
+	return wss.Wrap(wss.ReasonReference, err, "xop:Include")
 }
 
 // hasXOP reports whether the subtree of element i holds an xop:Include.

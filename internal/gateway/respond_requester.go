@@ -85,11 +85,11 @@ func signatureValues(res *wss.Result) [][]byte {
 	var out [][]byte
 	for c := d.FirstChild(sec); c >= 0; c = d.NextSibling(c) {
 		el := &d.Elements[c]
-		if el.Space != nsDS || el.Local != "Signature" {
+		if el.Space != xmlscan.NamespaceDSig || el.Local != "Signature" {
 			continue
 		}
 		for v := d.FirstChild(c); v >= 0; v = d.NextSibling(v) {
-			if d.Elements[v].Space == nsDS && d.Elements[v].Local == "SignatureValue" {
+			if d.Elements[v].Space == xmlscan.NamespaceDSig && d.Elements[v].Local == "SignatureValue" {
 				if b, err := base64.StdEncoding.DecodeString(string(stripSpace(d.Text(v, nil)))); err == nil {
 					out = append(out, b)
 				}
@@ -110,6 +110,3 @@ func stripSpace(b []byte) []byte {
 		return r
 	}, b)
 }
-
-// nsDS is the XML Signature namespace (XMLDSig §4).
-const nsDS = "http://www.w3.org/2000/09/xmldsig#"

@@ -187,7 +187,7 @@ var c14nLabels = map[string]string{
 	c14n.AlgExcC14N: "exc-c14n", c14n.AlgExcC14NWithComments: "exc-c14n-with-comments",
 	c14n.AlgC14N10: "c14n", c14n.AlgC14N10WithComments: "c14n-with-comments",
 	c14n.AlgC14N11: "c14n11", c14n.AlgC14N11WithComments: "c14n11-with-comments",
-	wss.TransformSTR: "str-transform",
+	xmlscan.TransformSTR: "str-transform",
 }
 
 // newSecurity builds the security stage of a route whose policy is not none.

@@ -15,7 +15,8 @@
 // (os.MkdirTemp, mode 0700) beyond it. Package.Close removes the spool;
 // Read removes it itself on every error.
 //
-// ResolveXOP and Package.CheckReferenced implement the reference rules of
+// ResolveXOP (on CheckInclude, the XOP rules the DOM engine uses too) and
+// Package.CheckReferenced implement the reference rules of
 // security.md C7: only cid: URLs (RFC 2392), each attachment referenced at
 // most once and every attachment referenced. Package.Writer re-assembles
 // the package for the backend from the verified root and the (possibly

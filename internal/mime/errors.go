@@ -29,6 +29,10 @@ var (
 	// ErrReference: a bad cid: URL or xop:Include, an attachment referenced
 	// twice, or one not referenced at all (security.md C7).
 	ErrReference = errors.New("mime: bad attachment reference")
+	// ErrPlacement: an xop:Include that is not empty or not the whole
+	// content of its parent; it always comes with ErrReference, and lets
+	// the DOM engine report it as a structure fault.
+	ErrPlacement = errors.New("mime: xop:Include out of place")
 	// ErrClosed: the Package was closed.
 	ErrClosed = errors.New("mime: package closed")
 )

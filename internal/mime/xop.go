@@ -6,9 +6,6 @@ import (
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
-// NamespaceXOP is the namespace of xop:Include (XOP 1.0 §2.1).
-const NamespaceXOP = "http://www.w3.org/2004/08/xop/include"
-
 // Include is one xop:Include of the root document and the attachment it
 // stands for. The reconstructed infoset (XOP 1.0 §4) replaces the children
 // of Parent with the base64 encoding of Part's content.
@@ -19,20 +16,15 @@ type Include struct {
 }
 
 // ResolveXOP finds every xop:Include in d (the scanned root part of p) and
-// resolves it against p's attachments. It rejects
+// resolves it against p's attachments. It rejects what CheckInclude
+// rejects, and
 //
-//   - any element of the XOP namespace other than Include, and any
-//     xop:Include in an SwA package;
-//   - an href that is not a cid: URL naming an attachment (no http:, file:
-//     or relative references: security.md C7, CVE-2022-46364);
-//   - an attachment included twice;
-//   - an xop:Include with content, with unqualified attributes other than
-//     href or attributes in the XOP namespace (the XOP 1.0 schema allows
-//     only href and attributes of other namespaces);
-//   - an xop:Include that is not the only child of its parent, with text
-//     other than white space, comments or CDATA beside it: XOP 1.0 §3
-//     replaces the whole content of an optimized element, so anything
-//     beside the include would be dropped or mixed into the base64 data.
+//   - an href that is not a cid: URL of a well-formed Content-ID
+//     (CIDFromURL: no http:, file: or relative references: security.md C7,
+//     CVE-2022-46364);
+//   - any xop:Include in an SwA package;
+//   - an href naming no attachment of p;
+//   - an attachment included twice.
 //
 // Attachments that no include references are left to CheckReferenced.
 func ResolveXOP(d *xmlscan.Document, p *Package) ([]Include, error) {
@@ -40,18 +32,23 @@ func ResolveXOP(d *xmlscan.Document, p *Package) ([]Include, error) {
 	seen := make(map[*Part]bool)
 	for i := range d.Elements {
 		e := &d.Elements[i]
-		if e.Space != NamespaceXOP {
+		if e.Space != xmlscan.NamespaceXOP {
 			continue
 		}
-		if e.Local != "Include" {
-			return nil, fmt.Errorf("%w: element {%s}%s", ErrReference, NamespaceXOP, e.Local)
+		href, err := CheckInclude(d, i)
+		if err != nil {
+			return nil, fmt.Errorf("xop:Include at offset %d: %w", e.Start, err)
+		}
+		cid, err := CIDFromURL(href)
+		if err != nil {
+			return nil, fmt.Errorf("xop:Include at offset %d: %w", e.Start, err)
 		}
 		if !p.IsXOP() {
 			return nil, fmt.Errorf("%w: xop:Include in a package of type %q", ErrReference, p.Params["type"])
 		}
-		part, err := resolveInclude(d, i, p)
-		if err != nil {
-			return nil, fmt.Errorf("xop:Include at offset %d: %w", e.Start, err)
+		part, ok := p.Attachment(cid)
+		if !ok {
+			return nil, fmt.Errorf("xop:Include at offset %d: %w: no attachment <%s>", e.Start, ErrMissingPart, cid)
 		}
 		if seen[part] {
 			return nil, fmt.Errorf("%w: attachment <%s> included twice", ErrReference, part.cid)
@@ -62,57 +59,69 @@ func ResolveXOP(d *xmlscan.Document, p *Package) ([]Include, error) {
 	return out, nil
 }
 
-// resolveInclude checks one xop:Include and its place in the tree.
-func resolveInclude(d *xmlscan.Document, i int, p *Package) (*Part, error) {
+// CheckInclude checks element i of d, an element of the XOP namespace, by
+// the rules of XOP 1.0 that need no package, and returns its href for the
+// caller to resolve. It is the one XOP rule set: ResolveXOP and the DOM
+// engine both use it. It rejects
+//
+//   - any element of the XOP namespace other than Include;
+//   - an xop:Include with content, with unqualified attributes other than
+//     href or with attributes in the XOP namespace (the XOP 1.0 schema
+//     allows only href and attributes of other namespaces);
+//   - an xop:Include that is not the whole content of its parent (XOP 1.0
+//     §3.1: the optimized element has the xop:Include as its only child;
+//     anything beside it, white space included, would be dropped or mixed
+//     into the base64 data): ErrPlacement;
+//   - an xop:Include without href.
+func CheckInclude(d *xmlscan.Document, i int) (string, error) {
 	e := &d.Elements[i]
-	if e.StartEnd != e.EndStart {
-		return nil, fmt.Errorf("%w: xop:Include has content", ErrReference)
+	if e.Local != "Include" {
+		return "", fmt.Errorf("%w: element {%s}%s", ErrReference, xmlscan.NamespaceXOP, e.Local)
 	}
+	if err := checkAlone(d, i); err != nil {
+		return "", err
+	}
+	href, err := includeHref(d, i)
+	if err != nil {
+		return "", err
+	}
+	return string(d.AttrValue(href, nil)), nil
+}
+
+// includeHref returns the index of the href attribute of xop:Include i,
+// the only unqualified attribute it may have.
+func includeHref(d *xmlscan.Document, i int) (int, error) {
+	e := &d.Elements[i]
 	href := -1
 	for j := e.Attrs.Start; j < e.Attrs.End; j++ {
 		a := &d.Attrs[j]
 		switch {
 		case a.Space == "" && a.Local == "href":
 			href = j
-		case a.Space == "" || a.Space == NamespaceXOP:
-			return nil, fmt.Errorf("%w: xop:Include has the attribute %s", ErrReference, d.Raw(a.Name))
+		case a.Space == "" || a.Space == xmlscan.NamespaceXOP:
+			return -1, fmt.Errorf("%w: xop:Include has the attribute %s", ErrReference, d.Raw(a.Name))
 		}
 	}
 	if href < 0 {
-		return nil, fmt.Errorf("%w: xop:Include has no href", ErrReference)
+		return -1, fmt.Errorf("%w: xop:Include has no href", ErrReference)
 	}
-	if err := checkOnlyChild(d, i); err != nil {
-		return nil, err
-	}
-	cid, err := CIDFromURL(string(d.AttrValue(href, nil)))
-	if err != nil {
-		return nil, err
-	}
-	part, ok := p.Attachment(cid)
-	if !ok {
-		return nil, fmt.Errorf("%w: no attachment <%s>", ErrMissingPart, cid)
-	}
-	return part, nil
+	return href, nil
 }
 
-// checkOnlyChild checks that element i is the only content of its parent
-// apart from white space.
-func checkOnlyChild(d *xmlscan.Document, i int) error {
-	parent := d.Elements[i].Parent
-	if parent < 0 {
-		return fmt.Errorf("%w: xop:Include is the document element", ErrReference)
+// checkAlone checks that xop:Include i is empty and the whole content of
+// its parent: no sibling element, text, white space, comment, CDATA or
+// reference beside it.
+func checkAlone(d *xmlscan.Document, i int) error {
+	e := &d.Elements[i]
+	if e.Parent < 0 {
+		return fmt.Errorf("%w: %w: xop:Include is the document element", ErrReference, ErrPlacement)
 	}
-	pe := &d.Elements[parent]
-	if d.FirstChild(parent) != i || d.NextSibling(i) >= 0 {
-		return fmt.Errorf("%w: xop:Include has sibling elements", ErrReference)
+	if e.Next != i+1 || e.StartEnd != e.EndStart || e.Flags&(xmlscan.FlagComment|xmlscan.FlagCDATA) != 0 {
+		return fmt.Errorf("%w: %w: xop:Include has content", ErrReference, ErrPlacement)
 	}
-	if pe.Flags&(xmlscan.FlagComment|xmlscan.FlagCDATA|xmlscan.FlagTextRef) != 0 {
-		return fmt.Errorf("%w: a comment, CDATA or reference beside xop:Include", ErrReference)
-	}
-	for _, c := range d.Text(parent, nil) {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return fmt.Errorf("%w: text beside xop:Include", ErrReference)
-		}
+	pe := &d.Elements[e.Parent]
+	if pe.Next != i+1 || pe.StartEnd != e.Start || pe.EndStart != e.End {
+		return fmt.Errorf("%w: %w: xop:Include is not the only content of its parent", ErrReference, ErrPlacement)
 	}
 	return nil
 }

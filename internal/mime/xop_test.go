@@ -65,7 +65,7 @@ func TestResolveXOP(t *testing.T) {
 		want  error
 		parts []string // cids in include order
 	}{
-		{name: "ok/two-includes", body: `<a><xop:Include href="cid:a@x"/></a><b>` + "\n  " + `<xop:Include href="cid:b%40x"></xop:Include>` + "\n</b>", parts: []string{"a@x", "b@x"}},
+		{name: "ok/two-includes", body: `<a><xop:Include href="cid:a@x"/></a><b><xop:Include href="cid:b%40x"></xop:Include></b>`, parts: []string{"a@x", "b@x"}},
 		{name: "ok/no-includes", body: `<a>text</a>`},
 		{name: "ok/foreign-attribute", body: `<a><xop:Include href="cid:a@x" o:hint="1"/></a>`, parts: []string{"a@x"}},
 		{name: "ok/default-namespace", body: `<a><Include xmlns="http://www.w3.org/2004/08/xop/include" href="cid:a@x"/></a>`, parts: []string{"a@x"}},
@@ -88,6 +88,8 @@ func TestResolveXOP(t *testing.T) {
 		{name: "fail/sibling-text", body: `<a>QUJD<xop:Include href="cid:a@x"/></a>`, want: ErrReference},
 		{name: "fail/sibling-charref", body: `<a>&#32;<xop:Include href="cid:a@x"/></a>`, want: ErrReference},
 		{name: "fail/sibling-comment", body: `<a><!--c--><xop:Include href="cid:a@x"/></a>`, want: ErrReference},
+		{name: "fail/sibling-whitespace", body: `<b>` + "\n  " + `<xop:Include href="cid:b%40x"></xop:Include>` + "\n</b>", want: ErrPlacement},
+		{name: "fail/include-with-comment", body: `<a><xop:Include href="cid:a@x"><!--c--></xop:Include></a>`, want: ErrPlacement},
 		{name: "fail/sibling-cdata", body: `<a><![CDATA[x]]><xop:Include href="cid:a@x"/></a>`, want: ErrReference},
 		{name: "fail/other-xop-element", body: `<a><xop:Other href="cid:a@x"/></a>`, want: ErrReference},
 		{name: "fail/include-in-swa", ct: ctSwA, body: `<a><xop:Include href="cid:a@x"/></a>`, want: ErrReference},

@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/c14n"
+	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
@@ -165,7 +166,7 @@ func verifySecuredAtt(msg []byte, cert *x509.Certificate, recipient crypto.Priva
 		}
 		uri := attr(&d, r, "", "URI")
 		if cid, ok := strings.CutPrefix(uri, "cid:"); ok {
-			h, err := digestHash(attr(&d, find2(&d, r, nsDS, "DigestMethod"), "", "Algorithm"))
+			hh, err := wcrypto.NewDigest(attr(&d, find2(&d, r, nsDS, "DigestMethod"), "", "Algorithm"))
 			if err != nil {
 				return nil, err
 			}
@@ -178,7 +179,6 @@ func verifySecuredAtt(msg []byte, cert *x509.Certificate, recipient crypto.Priva
 			if err != nil || !ok {
 				return nil, fmt.Errorf("attachment %s: %v", uri, err)
 			}
-			hh := newHash(h)
 			hh.Write(content)
 			if !bytes.Equal(want, hh.Sum(nil)) {
 				return nil, fmt.Errorf("digest mismatch for %s", uri)
@@ -199,11 +199,10 @@ func verifySecuredAtt(msg []byte, cert *x509.Certificate, recipient crypto.Priva
 			return nil, fmt.Errorf("reference %s not found", uri)
 		}
 		res.refs = append(res.refs, d.Elements[target].Local)
-		h, err := digestHash(attr(&d, find2(&d, r, nsDS, "DigestMethod"), "", "Algorithm"))
+		hh, err := wcrypto.NewDigest(attr(&d, find2(&d, r, nsDS, "DigestMethod"), "", "Algorithm"))
 		if err != nil {
 			return nil, err
 		}
-		hh := newHash(h)
 		if err := c14n.ExclusiveTo(hh, &d, target, prefixListOf(&d, find2(&d, r, nsDS, "Transform")), false); err != nil {
 			return nil, err
 		}
@@ -239,7 +238,7 @@ func verifySig(alg string, pub crypto.PublicKey, msg, sig []byte) error {
 		}
 		return nil
 	}
-	h := newHash(a.hash)
+	h := a.hash.New()
 	h.Write(msg)
 	sum := h.Sum(nil)
 	switch k := pub.(type) {

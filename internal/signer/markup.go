@@ -1,6 +1,10 @@
 package signer
 
-import "encoding/base64"
+import (
+	"encoding/base64"
+
+	"github.com/wssgw/wssgw/internal/c14n"
+)
 
 // buf assembles markup. Every value that reaches it is escaped here, so the
 // Security header is well-formed by construction; the xmlscan pass over the
@@ -10,30 +14,12 @@ type buf []byte
 // open writes "<name" (the caller adds attributes and then end/empty).
 func (b *buf) open(name string) { *b = append(append(*b, '<'), name...) }
 
-// attr writes ` name="value"` with value escaped per C14N §2.3's rules for
-// attribute values (&, <, ", TAB, LF, CR) so that attribute-value
+// attr writes ` name="value"` with value escaped by C14N §2.3's rules for
+// attribute values (c14n.AppendAttr), so that attribute-value
 // normalization (XML 1.0 §3.3.3) gives back value unchanged.
 func (b *buf) attr(name, value string) {
 	s := append(append(append(*b, ' '), name...), '=', '"')
-	for i := 0; i < len(value); i++ {
-		switch c := value[i]; c {
-		case '&':
-			s = append(s, "&amp;"...)
-		case '<':
-			s = append(s, "&lt;"...)
-		case '"':
-			s = append(s, "&quot;"...)
-		case '\t':
-			s = append(s, "&#x9;"...)
-		case '\n':
-			s = append(s, "&#xA;"...)
-		case '\r':
-			s = append(s, "&#xD;"...)
-		default:
-			s = append(s, c)
-		}
-	}
-	*b = append(s, '"')
+	*b = append(c14n.AppendAttr(s, value), '"')
 }
 
 // end closes a start tag; empty writes "></name>" instead of "/>" so the
@@ -44,25 +30,8 @@ func (b *buf) end()              { *b = append(*b, '>') }
 func (b *buf) empty(name string) { *b = append(append(append(*b, "></"...), name...), '>') }
 func (b *buf) close(name string) { *b = append(append(append(*b, "</"...), name...), '>') }
 
-// text writes character data escaped per C14N §2.3 (&, <, >, CR).
-func (b *buf) text(v string) {
-	s := *b
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; c {
-		case '&':
-			s = append(s, "&amp;"...)
-		case '<':
-			s = append(s, "&lt;"...)
-		case '>':
-			s = append(s, "&gt;"...)
-		case '\r':
-			s = append(s, "&#xD;"...)
-		default:
-			s = append(s, c)
-		}
-	}
-	*b = s
-}
+// text writes character data escaped by C14N §2.3 (c14n.AppendText).
+func (b *buf) text(v string) { *b = c14n.AppendText(*b, v) }
 
 // elem writes <name>text</name>.
 func (b *buf) elem(name, text string) {

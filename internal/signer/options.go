@@ -104,7 +104,6 @@ var defaultGate = func() *xmlscan.Scanner {
 // resolved is Options after defaults and validation.
 type resolved struct {
 	Options
-	digest     crypto.Hash
 	dataKeyLen int
 }
 
@@ -129,11 +128,9 @@ func (o Options) resolve() (*resolved, error) {
 	if r.DigestAlgorithm == "" {
 		r.DigestAlgorithm = algSHA256
 	}
-	h, err := digestHash(r.DigestAlgorithm)
-	if err != nil {
+	if err := checkDigest(r.DigestAlgorithm); err != nil {
 		return nil, err
 	}
-	r.digest = h
 	if r.TTL == 0 {
 		r.TTL = 5 * time.Minute
 	}
@@ -156,9 +153,11 @@ func (o Options) resolve() (*resolved, error) {
 		if r.DataAlgorithm == "" {
 			r.DataAlgorithm = algAES256GCM
 		}
-		if r.dataKeyLen, err = dataKeySize(r.DataAlgorithm); err != nil {
+		n, err := dataKeySize(r.DataAlgorithm)
+		if err != nil {
 			return nil, err
 		}
+		r.dataKeyLen = n
 		if r.KeyTransport == "" {
 			r.KeyTransport = algRSAOAEPMGF1P
 		}

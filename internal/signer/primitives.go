@@ -8,37 +8,34 @@ import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/rsa"
-	"crypto/sha256"
-	"crypto/sha512"
 	"fmt"
 	"hash"
 
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 )
 
-// digestHash maps a DigestMethod URI to its hash (XMLDSig §6.2, RFC 9231
-// §2.1). SHA-1 is not offered: BSP 1.1 allows it but nothing new should
-// produce it.
-func digestHash(uri string) (crypto.Hash, error) {
+// checkDigest admits the DigestMethods this package produces (XMLDSig
+// §6.2, RFC 9231 §2.1); internal/crypto's algorithm table makes their
+// hashes (newDigest). SHA-1 is not offered: BSP 1.1 allows it but nothing
+// new should produce it.
+func checkDigest(uri string) error {
 	switch uri {
-	case algSHA256:
-		return crypto.SHA256, nil
-	case algSHA384:
-		return crypto.SHA384, nil
-	case algSHA512:
-		return crypto.SHA512, nil
+	case algSHA256, algSHA384, algSHA512:
+		return nil
 	}
-	return 0, fmt.Errorf("%w: digest algorithm %q", ErrOptions, uri)
+	return fmt.Errorf("%w: digest algorithm %q", ErrOptions, uri)
 }
 
-func newHash(h crypto.Hash) hash.Hash {
-	switch h {
-	case crypto.SHA384:
-		return sha512.New384()
-	case crypto.SHA512:
-		return sha512.New()
+// newDigest returns a fresh hash for a DigestMethod that checkDigest
+// admitted (options do so before anything is signed), so the error of
+// wcrypto.NewDigest cannot happen here: a panic marks the broken
+// invariant.
+func newDigest(uri string) hash.Hash {
+	h, err := wcrypto.NewDigest(uri)
+	if err != nil {
+		panic("signer: digest not admitted by checkDigest: " + err.Error())
 	}
-	return sha256.New()
+	return h
 }
 
 // sigAlg describes a SignatureMethod.

@@ -72,7 +72,7 @@ func Secure(envelope []byte, o Options) ([]byte, error) {
 		return nil, err
 	}
 	digests := make([][]byte, len(p.refs))
-	h := newHash(r.digest)
+	h := newDigest(r.DigestAlgorithm)
 	for i, rf := range p.refs {
 		h.Reset()
 		// XMLDSig §4.4.3.3: a bare "#id" selects the element without

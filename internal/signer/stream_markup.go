@@ -8,8 +8,6 @@ import (
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 )
 
-const typeElement = "http://www.w3.org/2001/04/xmlenc#Element"
-
 // placeholder writes what stands for the ds:Signature in the root part.
 func (rt *streamRoot) placeholder(b *buf) {
 	if rt.s.o.StrictXOP {

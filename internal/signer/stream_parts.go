@@ -100,7 +100,7 @@ func (rt *streamRoot) swaDigester(cid string, hdr textproto.MIMEHeader) (io.Writ
 	if rt.s.o.Attachments == AttachSwAComplete {
 		transform = TransformSwAComplete
 	}
-	h := newHash(rt.s.r.digest)
+	h := newDigest(rt.s.r.DigestAlgorithm)
 	tw, err := rt.swaTransform(transform, hdr, h)
 	if err != nil {
 		return nil, nil, err

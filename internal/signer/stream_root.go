@@ -15,9 +15,6 @@ import (
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
-// nsXOP is the namespace of xop:Include (XOP 1.0 §2.1).
-const nsXOP = "http://www.w3.org/2004/08/xop/include"
-
 // streamRoot is a streamed package's state once its root part is read.
 type streamRoot struct {
 	s      *Stream
@@ -188,7 +185,7 @@ func (rt *streamRoot) digestRoot() error {
 	}
 	rt.digests = make([][]byte, len(rt.p.refs))
 	for i, rf := range rt.p.refs {
-		h := newHash(r.digest)
+		h := newDigest(r.DigestAlgorithm)
 		if i == 0 && markers != nil {
 			// XMLDSig §4.4.3.3: "#id" without comments, exc-c14n (BSP R5423).
 			var c bytes.Buffer

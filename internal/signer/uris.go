@@ -3,27 +3,29 @@ package signer
 import (
 	"github.com/wssgw/wssgw/internal/c14n"
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
-// Namespaces of the markup this package writes.
+// Namespaces of the markup this package writes: short names for xmlscan's.
 const (
-	nsWSSE   = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"
-	nsWSSE11 = "http://docs.oasis-open.org/wss/oasis-wss-wssecurity-secext-1.1.xsd"
-	nsWSU    = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
-	nsDS     = "http://www.w3.org/2000/09/xmldsig#"
-	nsXEnc   = "http://www.w3.org/2001/04/xmlenc#"
-	nsEC     = "http://www.w3.org/2001/10/xml-exc-c14n#"
-	nsSOAP11 = "http://schemas.xmlsoap.org/soap/envelope/"
-	nsSOAP12 = "http://www.w3.org/2003/05/soap-envelope"
+	nsWSSE   = xmlscan.NamespaceWSSE
+	nsWSSE11 = xmlscan.NamespaceWSSE11
+	nsWSU    = xmlscan.NamespaceWSU
+	nsDS     = xmlscan.NamespaceDSig
+	nsXEnc   = xmlscan.NamespaceXEnc
+	nsEC     = c14n.AlgExcC14N
+	nsSOAP11 = xmlscan.NamespaceSOAP11
+	nsSOAP12 = xmlscan.NamespaceSOAP12
+	nsXOP    = xmlscan.NamespaceXOP
 )
 
 // Token profile URIs (WSS X.509 Token Profile 1.1 §3.1, WSS 1.1 §7, §8).
 const (
-	valueX509v3       = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-x509-token-profile-1.0#X509v3"
-	valueSKI          = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-x509-token-profile-1.0#X509SubjectKeyIdentifier"
-	valueThumbprint   = "http://docs.oasis-open.org/wss/oasis-wss-soap-message-security-1.1#ThumbprintSHA1"
-	valueEncryptedKey = "http://docs.oasis-open.org/wss/oasis-wss-soap-message-security-1.1#EncryptedKey"
-	encodingBase64    = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-soap-message-security-1.0#Base64Binary"
+	valueX509v3       = xmlscan.ValueTypeX509v3
+	valueSKI          = xmlscan.ValueTypeSKI
+	valueThumbprint   = xmlscan.ValueTypeThumbprint
+	valueEncryptedKey = xmlscan.ValueTypeEncryptedKey
+	encodingBase64    = xmlscan.EncodingBase64
 )
 
 // Algorithm URIs, named after internal/crypto's constants (one source for
@@ -53,6 +55,8 @@ const (
 	algRSAOAEPMGF1P = wcrypto.AlgRSAOAEPMGF1P
 )
 
+// EncryptedData Type URIs (XML Encryption 1.0 §3.5.1).
 const (
-	typeContent = "http://www.w3.org/2001/04/xmlenc#Content"
+	typeElement = xmlscan.TypeElement
+	typeContent = xmlscan.TypeContent
 )

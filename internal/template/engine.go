@@ -14,6 +14,15 @@ import (
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
+// The gateway picks an engine as a wss.Engine and finds its MTOM/SwA entry
+// point by a type assertion (gateway/mtom.go); these guards make a missing
+// or changed method a compile error here instead of a package refused at
+// run time.
+var (
+	_ wss.Engine           = (*Engine)(nil)
+	_ wss.AttachmentEngine = (*Engine)(nil)
+)
+
 // Engine is the template automaton in front of the DOM engine for one set
 // of gate limits: a wss.Engine. Hits are verified on the template path;
 // misses go to the DOM engine, whose accepted messages teach the store.

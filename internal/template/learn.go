@@ -22,9 +22,9 @@ const (
 	nsExc  = c14n.AlgExcC14N
 	nsXEnc = xmlscan.NamespaceXEnc
 
-	vtX509v3 = wss.ValueTypeX509v3
-	trSTR    = wss.TransformSTR
-	pwDigest = wss.PasswordDigest
+	vtX509v3 = xmlscan.ValueTypeX509v3
+	trSTR    = xmlscan.TransformSTR
+	pwDigest = xmlscan.PasswordDigest
 
 	// marker replaces slot values in the copy that is canonicalized to
 	// learn the C14N templates: plain ASCII, unchanged by any c14n.

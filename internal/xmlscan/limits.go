@@ -148,30 +148,6 @@ type Name struct {
 	Local string
 }
 
-// Namespace names the gate knows about.
-const (
-	// NamespaceXML is bound to the prefix xml by definition (Namespaces in
-	// XML 1.0 §3) and may not be bound to any other prefix.
-	NamespaceXML = "http://www.w3.org/XML/1998/namespace"
-	// NamespaceXMLNS is the namespace of xmlns attributes; it may never be
-	// declared (Namespaces in XML 1.0 §3).
-	NamespaceXMLNS = "http://www.w3.org/2000/xmlns/"
-
-	NamespaceDSig   = "http://www.w3.org/2000/09/xmldsig#"
-	NamespaceDSig11 = "http://www.w3.org/2009/xmldsig11#"
-	NamespaceXEnc   = "http://www.w3.org/2001/04/xmlenc#"
-	NamespaceXEnc11 = "http://www.w3.org/2009/xmlenc11#"
-	NamespaceWSSE   = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"
-	NamespaceWSSE11 = "http://docs.oasis-open.org/wss/oasis-wss-wssecurity-secext-1.1.xsd"
-	NamespaceWSU    = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
-
-	// NamespaceSOAP11 and NamespaceSOAP12 are the envelope namespaces of
-	// SOAP 1.1 (§4.1.2) and SOAP 1.2 (Part 1 §5.1); package soap takes
-	// them from here (soap.NS11, soap.NS12).
-	NamespaceSOAP11 = "http://schemas.xmlsoap.org/soap/envelope/"
-	NamespaceSOAP12 = "http://www.w3.org/2003/05/soap-envelope"
-)
-
 // SecurityHeader is the expanded name of the wsse:Security header.
 var SecurityHeader = Name{Space: NamespaceWSSE, Local: "Security"}
 
