@@ -20,6 +20,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/testvectors"
 )
 
 type sigKeys struct {
@@ -371,9 +373,9 @@ func TestSignatureKeyBits(t *testing.T) {
 // onto SignedInfo, empty elements get end tags), verifies with the client
 // certificate.
 func TestVerifyWSS4JSignature(t *testing.T) {
-	msg, err := os.ReadFile(vectorPath(t, "wss4j/sign-bst/0000.xml"))
+	msg, err := os.ReadFile(testvectors.Path(t, "wss4j/sign-bst/0000.xml"))
 	require.NoError(t, err)
-	certs, err := LoadCertificates(vectorPath(t, "wss4j/keys/client.crt"))
+	certs, err := LoadCertificates(testvectors.Path(t, "wss4j/keys/client.crt"))
 	require.NoError(t, err)
 	pub := certs[0].PublicKey.(*rsa.PublicKey)
 
