@@ -211,7 +211,7 @@ func TestEncryptKey(t *testing.T) {
 
 var cipherValueRe = regexp.MustCompile(`<xenc:EncryptionMethod Algorithm="([^"]+)"/>.*?<xenc:CipherValue>([^<]+)</xenc:CipherValue>`)
 
-// TestWSS4JEncryptedKeyAndData decrypts the shared WSS4J signencr-gcm
+// TestWSS4JEncryptedKeyAndData decrypts the committed WSS4J signencr-gcm
 // messages: EncryptedKey (rsa-oaep-mgf1p) with the server key, then the
 // Body's EncryptedData (aes256-gcm) with the transported key.
 func TestWSS4JEncryptedKeyAndData(t *testing.T) {

@@ -105,7 +105,7 @@ func TestParseCertificatesDER(t *testing.T) {
 	require.ErrorIs(t, err, ErrLoad)
 }
 
-// TestWSS4JVectorKeys loads the real-world keys of the shared WSS4J vectors
+// TestWSS4JVectorKeys loads the real-world keys of the committed WSS4J vectors
 // (made with openssl) and verifies their client certificate against their CA.
 func TestWSS4JVectorKeys(t *testing.T) {
 	dir := testvectors.Path(t, "wss4j/keys")

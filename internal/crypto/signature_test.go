@@ -367,7 +367,7 @@ func TestSignatureKeyBits(t *testing.T) {
 	}
 }
 
-// TestVerifyWSS4JSignature checks interop of rsa-sha256 with the shared
+// TestVerifyWSS4JSignature checks interop of rsa-sha256 with the committed
 // WSS4J vector: its SignedInfo, canonicalized here by hand (exclusive c14n
 // with InclusiveNamespaces "soapenv": the ds and soapenv declarations move
 // onto SignedInfo, empty elements get end tags), verifies with the client
