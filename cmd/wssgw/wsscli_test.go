@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/testpki"
+	"github.com/wssgw/wssgw/internal/testvectors"
 )
 
 // cliEnvelope is the plain request the tests secure.
@@ -342,16 +343,10 @@ func TestSignOptions(t *testing.T) {
 
 // TestVerifyWSS4JVector verifies a message made by Apache WSS4J.
 func TestVerifyWSS4JVector(t *testing.T) {
-	const dir = "../../../shared/vectors/wss4j"
-	vector := filepath.Join(dir, "sign-bst", "0000.xml")
+	vector := testvectors.Path(t, "wss4j/sign-bst/0000.xml")
 	msg, err := os.ReadFile(vector)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared vectors missing: %v", err)
-		}
-		t.Skip("shared vectors not present")
-	}
-	ca, err := filepath.Abs(filepath.Join(dir, "keys", "ca.crt"))
+	require.NoError(t, err)
+	ca, err := filepath.Abs(testvectors.Path(t, "wss4j/keys/ca.crt"))
 	require.NoError(t, err)
 	cfg := filepath.Join(t.TempDir(), "wssgw.yaml")
 	body := "routes:\n  - {name: a, path: /a, backend: \"http://127.0.0.1:1\", policy: wss4j}\n" +

@@ -3,30 +3,19 @@ package c14n
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/wssgw/wssgw/internal/testvectors"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
-// vectors is the shared test-vector directory, beside the repository root.
-const vectors = "../../../shared/vectors"
-
-// readVector reads a file under vectors, skipping the test when the shared
-// directory is absent.
+// readVector reads a vector file ("wss4j/...", "xmlsec/..."), skipping the
+// test when its set is absent (internal/testvectors).
 func readVector(t testing.TB, rel string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(vectors, rel))
-	if os.IsNotExist(err) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared vectors absent in CI: %v", err)
-		}
-		t.Skipf("shared vectors absent: %v", err)
-	}
-	require.NoError(t, err)
-	return b
+	return testvectors.Read(t, rel)
 }
 
 // scan gates data with a config that allows comments everywhere (the

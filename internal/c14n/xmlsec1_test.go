@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/wssgw/wssgw/internal/testvectors"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
@@ -71,10 +72,7 @@ func (r xmlsecRef) xml() string {
 // its SignatureValue verifies over our exc-c14n SignedInfo.
 func TestXMLSec1(t *testing.T) {
 	bin := xmlsec1(t)
-	keyDir := filepath.Join(vectors, "wss4j", "keys")
-	if _, err := os.Stat(keyDir); err != nil {
-		t.Skipf("keys absent: %v", err)
-	}
+	keyDir := testvectors.Path(t, "wss4j/keys")
 	var refs strings.Builder
 	for _, r := range xmlsecRefs {
 		refs.WriteString(r.xml())

@@ -1,7 +1,6 @@
 package crypto
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -189,21 +188,6 @@ func TestCheckQuotesClippedURI(t *testing.T) {
 	require.ErrorIs(t, err, ErrUnsupportedAlgorithm)
 	assert.Less(t, len(err.Error()), 300, "an attacker-chosen URI is clipped in messages")
 	assert.NotContains(t, err.Error(), "\n", "and quoted")
-}
-
-// vectorPath returns a file of the shared vectors (beside the repository,
-// DESIGN §8). Absent vectors skip the test locally and fail it in CI, so
-// the interop checks cannot silently stop running there.
-func vectorPath(t testing.TB, rel string) string {
-	t.Helper()
-	p := "../../../shared/vectors/" + rel
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared vectors required in CI: %v", err)
-		}
-		t.Skip("vectors absent:", err)
-	}
-	return p
 }
 
 func BenchmarkAllowListCheck(b *testing.B) {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/testvectors"
 )
 
 // opaqueDecrypter hides *rsa.PrivateKey, as an HSM-backed key would.
@@ -210,11 +212,11 @@ func TestEncryptKey(t *testing.T) {
 
 var cipherValueRe = regexp.MustCompile(`<xenc:EncryptionMethod Algorithm="([^"]+)"/>.*?<xenc:CipherValue>([^<]+)</xenc:CipherValue>`)
 
-// TestWSS4JEncryptedKeyAndData decrypts the shared WSS4J signencr-gcm
+// TestWSS4JEncryptedKeyAndData decrypts the committed WSS4J signencr-gcm
 // messages: EncryptedKey (rsa-oaep-mgf1p) with the server key, then the
 // Body's EncryptedData (aes256-gcm) with the transported key.
 func TestWSS4JEncryptedKeyAndData(t *testing.T) {
-	keyPEM, err := os.ReadFile(vectorPath(t, "wss4j/keys/server.key"))
+	keyPEM, err := os.ReadFile(testvectors.Path(t, "wss4j/keys/server.key"))
 	require.NoError(t, err)
 	priv, err := ParsePrivateKeyPEM(keyPEM)
 	require.NoError(t, err)
@@ -222,7 +224,7 @@ func TestWSS4JEncryptedKeyAndData(t *testing.T) {
 	require.True(t, ok)
 	for _, name := range []string{"0000.xml", "0001.xml"} {
 		t.Run("ok/"+name, func(t *testing.T) {
-			msg, err := os.ReadFile(vectorPath(t, "wss4j/signencr-gcm/"+name))
+			msg, err := os.ReadFile(testvectors.Path(t, "wss4j/signencr-gcm/"+name))
 			require.NoError(t, err)
 			m := cipherValueRe.FindAllSubmatch(msg, -1)
 			require.Len(t, m, 2, "one EncryptedKey, one EncryptedData")

@@ -8,7 +8,6 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"software.sslmate.com/src/go-pkcs12"
+
+	"github.com/wssgw/wssgw/internal/testvectors"
 )
 
 func TestLoadKeyPair(t *testing.T) {
@@ -104,14 +105,10 @@ func TestParseCertificatesDER(t *testing.T) {
 	require.ErrorIs(t, err, ErrLoad)
 }
 
-// TestWSS4JVectorKeys loads the real-world keys of the shared WSS4J vectors
+// TestWSS4JVectorKeys loads the real-world keys of the committed WSS4J vectors
 // (made with openssl) and verifies their client certificate against their CA.
 func TestWSS4JVectorKeys(t *testing.T) {
-	// shared/ sits beside the repository (DESIGN §8).
-	dir := "../../../shared/vectors/wss4j/keys"
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("vectors absent:", err)
-	}
+	dir := testvectors.Path(t, "wss4j/keys")
 	f := func(n string) string { return filepath.Join(dir, n) }
 	for _, name := range []string{"client", "server"} {
 		kp, err := LoadKeyPair(KeyFileOptions{CertFile: f(name + ".crt"), KeyFile: f(name + ".key")})

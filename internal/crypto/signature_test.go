@@ -20,6 +20,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/testvectors"
 )
 
 type sigKeys struct {
@@ -365,15 +367,15 @@ func TestSignatureKeyBits(t *testing.T) {
 	}
 }
 
-// TestVerifyWSS4JSignature checks interop of rsa-sha256 with the shared
+// TestVerifyWSS4JSignature checks interop of rsa-sha256 with the committed
 // WSS4J vector: its SignedInfo, canonicalized here by hand (exclusive c14n
 // with InclusiveNamespaces "soapenv": the ds and soapenv declarations move
 // onto SignedInfo, empty elements get end tags), verifies with the client
 // certificate.
 func TestVerifyWSS4JSignature(t *testing.T) {
-	msg, err := os.ReadFile(vectorPath(t, "wss4j/sign-bst/0000.xml"))
+	msg, err := os.ReadFile(testvectors.Path(t, "wss4j/sign-bst/0000.xml"))
 	require.NoError(t, err)
-	certs, err := LoadCertificates(vectorPath(t, "wss4j/keys/client.crt"))
+	certs, err := LoadCertificates(testvectors.Path(t, "wss4j/keys/client.crt"))
 	require.NoError(t, err)
 	pub := certs[0].PublicKey.(*rsa.PublicKey)
 

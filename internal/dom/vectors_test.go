@@ -13,21 +13,18 @@ import (
 
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/testvectors"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
-// vectorDir holds the WSS4J-made messages shared by the project.
-const vectorDir = "../../../shared/vectors/wss4j"
+// vectorDir holds the WSS4J-made messages (testdata/wss4j, see
+// internal/testvectors); tests call needVectors before reading it.
+var vectorDir, errVectors = testvectors.Find("wss4j")
 
 func needVectors(t testing.TB) {
 	t.Helper()
-	if _, err := os.Stat(vectorDir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared vectors missing: %v", err)
-		}
-		t.Skip("shared vectors not present")
-	}
+	testvectors.Path(t, "wss4j")
 }
 
 // vectorPolicy trusts the vectors' CA and decrypts with their server key.

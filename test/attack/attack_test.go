@@ -12,24 +12,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wssgw/wssgw/internal/testvectors"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
-// vectorDir holds the WSS4J vectors, relative to this package.
-const vectorDir = "../../../shared/vectors/wss4j"
-
 var vectorNames = []string{"sign-bst", "sign-issuerserial", "signencr-gcm", "sign-bst-soap12"}
 
-// loadVector reads a vector, skipping the test when the shared vectors are
-// absent (outside CI).
+// loadVector reads the first message of a WSS4J vector (testdata/wss4j,
+// see internal/testvectors).
 func loadVector(t *testing.T, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(vectorDir, name, "0000.xml"))
-	if os.IsNotExist(err) && os.Getenv("CI") != "true" {
-		t.Skipf("vector %s not present", name)
-	}
-	require.NoError(t, err)
-	return data
+	return testvectors.Read(t, "wss4j/"+name+"/0000.xml")
 }
 
 // vectorCreated returns the wsu:Created of a vector.

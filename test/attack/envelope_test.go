@@ -34,7 +34,7 @@ type engines struct {
 }
 
 // signedMessages signs plain envelopes with a throw-away CA's key, so that
-// the family runs without the shared vectors.
+// the family runs without the WSS4J vectors.
 type signedMessages struct {
 	leaf    *testpki.Leaf
 	renewed *testpki.Leaf // another certificate of leaf's key

@@ -19,6 +19,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/testvectors"
 )
 
 // knownPeerAccepts lists the mutants (path.Match patterns over names, first
@@ -137,13 +139,7 @@ func TestPeerOracle(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	keys := filepath.Join(vectorDir, "keys")
-	if _, err := os.Stat(keys); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip("vectors not present")
-	}
+	keys := testvectors.Path(t, "wss4j/keys")
 	jar := peerJar(t)
 	abs := func(p string) string { a, err := filepath.Abs(p); require.NoError(t, err); return a }
 	ca, serverKey, serverCert, clientCert := abs(filepath.Join(keys, "ca.crt")), abs(filepath.Join(keys, "server.key")),
