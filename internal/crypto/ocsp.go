@@ -17,18 +17,17 @@ import (
 )
 
 // OCSP defaults. Refresh is how often a response is fetched again (earlier
-// when its NextUpdate comes sooner); MaxStaleness is the grace after a
-// response's NextUpdate in which it still counts (a responder outage
-// shorter than this does not stop traffic).
+// when its NextUpdate comes sooner). There is no default grace after
+// NextUpdate (OCSPOptions.MaxStaleness): the responder said how long its
+// answer holds.
 const (
-	DefaultOCSPRefresh      = 5 * time.Minute
-	DefaultOCSPMaxStaleness = time.Hour
-	DefaultOCSPTimeout      = 5 * time.Second
-	DefaultOCSPMaxEntries   = 10000
-	ocspMaxResponse         = 64 << 10         // bytes read from a responder
-	ocspRetry               = 30 * time.Second // retry after a failed fetch (at most Refresh)
-	ocspIdle                = 24 * time.Hour   // a seen certificate unused this long is no longer fetched
-	ocspSkew                = 5 * time.Minute  // tolerated responder clock skew on ThisUpdate
+	DefaultOCSPRefresh    = 5 * time.Minute
+	DefaultOCSPTimeout    = 5 * time.Second
+	DefaultOCSPMaxEntries = 10000
+	ocspMaxResponse       = 64 << 10         // bytes read from a responder
+	ocspRetry             = 30 * time.Second // retry after a failed fetch (at most Refresh)
+	ocspIdle              = 24 * time.Hour   // a seen certificate unused this long is no longer fetched
+	ocspSkew              = 5 * time.Minute  // tolerated responder clock skew on ThisUpdate
 )
 
 // Values of OCSPOptions.Observer's result: what a fetch brought back.
@@ -51,8 +50,10 @@ type OCSPOptions struct {
 	// responder said "unknown", or no response has been fetched yet (a cold
 	// cache, no responder to ask, the responder unreachable since start).
 	RejectUnknown bool
-	// RejectStale rejects a certificate whose last good response is older
-	// than NextUpdate (ThisUpdate+Refresh without one) plus MaxStaleness.
+	// RejectStale rejects a certificate whose last response is past its
+	// NextUpdate plus MaxStaleness. A response without NextUpdate (the
+	// responder always has newer information) counts for two refresh
+	// intervals after its ThisUpdate, so one failed fetch is tolerated.
 	RejectStale bool
 	MaxEntries  int // certificates watched; default 10000
 	Client      *http.Client
@@ -73,6 +74,7 @@ type OCSPChecker struct {
 	mu   sync.RWMutex
 	ents map[string]*ocspEntry // by leaf DER
 	wake chan struct{}
+	obs  atomic.Pointer[func(result string)]
 }
 
 // ocspEntry is one watched certificate. Its fields other than state and
@@ -114,8 +116,16 @@ func NewOCSPChecker(o OCSPOptions) *OCSPChecker {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &OCSPChecker{opts: o, ents: map[string]*ocspEntry{}, wake: make(chan struct{}, 1)}
+	c := &OCSPChecker{opts: o, ents: map[string]*ocspEntry{}, wake: make(chan struct{}, 1)}
+	if o.Observer != nil {
+		c.Observe(o.Observer)
+	}
+	return c
 }
+
+// Observe replaces the Observer, for a caller that wires metrics after
+// the checker was built (the policy compiles it; the gateway counts).
+func (c *OCSPChecker) Observe(f func(result string)) { c.obs.Store(&f) }
 
 // Watch adds leaf (issued by issuer) to the certificates kept fresh. known
 // marks certificates from configuration files. A self-signed certificate is
@@ -220,11 +230,12 @@ func (c *OCSPChecker) unknown(leaf *x509.Certificate, why string) error {
 }
 
 // staleAfter is when a response stops counting: its NextUpdate (or, when
-// the responder gives none, ThisUpdate plus Refresh) plus MaxStaleness.
+// the responder gives none, ThisUpdate plus two refresh intervals) plus
+// MaxStaleness.
 func (c *OCSPChecker) staleAfter(st *ocspState) time.Time {
 	end := st.resp.NextUpdate
 	if end.IsZero() {
-		end = st.resp.ThisUpdate.Add(c.opts.Refresh)
+		end = st.resp.ThisUpdate.Add(2 * c.opts.Refresh)
 	}
 	return end.Add(c.opts.MaxStaleness)
 }
@@ -298,8 +309,8 @@ func (c *OCSPChecker) refresh(ctx context.Context, e *ocspEntry) {
 			"subject", e.leaf.Subject.String(), "serial", e.leaf.SerialNumber.String(), "responder", e.url, "error", err)
 	}
 	e.state.Store(next)
-	if c.opts.Observer != nil {
-		c.opts.Observer(result)
+	if f := c.obs.Load(); f != nil && *f != nil {
+		(*f)(result)
 	}
 }
 
