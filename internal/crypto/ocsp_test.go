@@ -331,3 +331,22 @@ func TestOCSPSelfSignedAndEviction(t *testing.T) {
 	assert.Contains(t, c.ents, string(known.Raw), "known certificates are never evicted")
 	assert.Equal(t, 2, c.Stats().ByStatus[OCSPMissing])
 }
+
+// TestOCSPRewatchAfterEviction: a leaf whose trust decision is served from
+// the verification cache but that the checker evicted is watched again at
+// its next verification, and fetched.
+func TestOCSPRewatchAfterEviction(t *testing.T) {
+	f := newOCSPFixture(t)
+	c := f.checker(t, func(o *OCSPOptions) { o.MaxEntries = 1 })
+	s := f.store(t, c)
+	_, err := s.Verify(f.good, nil, t0, PurposeSigning)
+	require.ErrorIs(t, err, ErrOCSP, "cold")
+	c.Watch(f.revoked, f.root.cert, false) // evicts good
+	require.False(t, c.watching(f.good))
+	_, err = s.Verify(f.good, nil, t0, PurposeSigning) // cached decision, unwatched leaf
+	require.ErrorIs(t, err, ErrOCSP)
+	require.True(t, c.watching(f.good), "watched again")
+	c.FetchDue(context.Background())
+	_, err = s.Verify(f.good, nil, t0, PurposeSigning)
+	require.NoError(t, err)
+}

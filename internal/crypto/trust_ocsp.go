@@ -35,11 +35,18 @@ func (s *TrustStore) watchOCSP(chain []*x509.Certificate) {
 	s.opts.OCSP.Watch(chain[0], issuer, false)
 }
 
+// checkOCSP asks the checker about leaf. A leaf it does not watch (its
+// positive decision came from the verification cache after the checker
+// evicted it) is registered again, so it is fetched for the next message.
 func (s *TrustStore) checkOCSP(leaf *x509.Certificate) error {
-	if s.opts.OCSP == nil {
+	c := s.opts.OCSP
+	if c == nil {
 		return nil
 	}
-	return s.opts.OCSP.Check(leaf)
+	if !c.watching(leaf) {
+		c.Watch(leaf, s.issuerOf(leaf), false)
+	}
+	return c.Check(leaf)
 }
 
 // issuerOf finds c's issuer among the loaded certificates, nil if none.
