@@ -83,13 +83,13 @@ type ocspEntry struct {
 	leaf, issuer *x509.Certificate
 	url          string
 	known        bool                      // from the trust store's files: never evicted
+	self         bool                      // self-signed: nobody to ask, always passes
 	state        atomic.Pointer[ocspState] // nil until the first fetch
 	lastUsed     atomic.Int64              // Unix nanoseconds of the last check
 }
 
 type ocspState struct {
 	resp      *ocsp.Response // last usable response, nil if none yet
-	fetched   time.Time      // when resp was fetched
 	nextFetch time.Time
 }
 
@@ -128,10 +128,11 @@ func NewOCSPChecker(o OCSPOptions) *OCSPChecker {
 func (c *OCSPChecker) Observe(f func(result string)) { c.obs.Store(&f) }
 
 // Watch adds leaf (issued by issuer) to the certificates kept fresh. known
-// marks certificates from configuration files. A self-signed certificate is
-// not watched: there is no one to ask.
+// marks certificates from configuration files. A self-signed certificate
+// (a pinned one) is remembered as such and never fetched: there is no one
+// to ask, and its signature is checked once here, not per message.
 func (c *OCSPChecker) Watch(leaf, issuer *x509.Certificate, known bool) {
-	if leaf == nil || isSelfSigned(leaf) {
+	if leaf == nil {
 		return
 	}
 	key := string(leaf.Raw)
@@ -142,7 +143,7 @@ func (c *OCSPChecker) Watch(leaf, issuer *x509.Certificate, known bool) {
 		e.lastUsed.Store(c.opts.Clock().UnixNano())
 		return
 	}
-	e = &ocspEntry{leaf: leaf, issuer: issuer, url: c.responder(leaf), known: known}
+	e = &ocspEntry{leaf: leaf, issuer: issuer, url: c.responder(leaf), known: known, self: isSelfSigned(leaf)}
 	e.lastUsed.Store(c.opts.Clock().UnixNano())
 	c.mu.Lock()
 	if c.ents[key] == nil {
@@ -200,19 +201,36 @@ func (c *OCSPChecker) evictLocked() {
 // message's time). A revoked certificate is always rejected; unknown and
 // stale ones as configured.
 func (c *OCSPChecker) Check(leaf *x509.Certificate) error {
-	if isSelfSigned(leaf) {
-		return nil
+	watched, err := c.check(leaf)
+	if !watched {
+		if isSelfSigned(leaf) {
+			return nil
+		}
+		return c.unknown(leaf, "not watched")
 	}
+	return err
+}
+
+// check is Check for a watched leaf, in one map lookup; watched is false
+// (and err nil) when leaf is not in the cache.
+func (c *OCSPChecker) check(leaf *x509.Certificate) (watched bool, err error) {
 	c.mu.RLock()
 	e := c.ents[string(leaf.Raw)]
 	c.mu.RUnlock()
-	now := c.opts.Clock()
 	if e == nil {
-		return c.unknown(leaf, "not watched")
+		return false, nil
 	}
+	return true, c.decide(e, leaf)
+}
+
+// decide is the verdict on a watched leaf.
+func (c *OCSPChecker) decide(e *ocspEntry, leaf *x509.Certificate) error {
+	now := c.opts.Clock()
 	e.lastUsed.Store(now.UnixNano())
 	st := e.state.Load()
 	switch {
+	case e.self:
+		return nil
 	case e.url == "":
 		return c.unknown(leaf, "no OCSP responder for it")
 	case st == nil || st.resp == nil:
@@ -277,7 +295,7 @@ func (c *OCSPChecker) FetchDue(ctx context.Context) {
 			delete(c.ents, k)
 			continue
 		}
-		if st := e.state.Load(); e.url != "" && (st == nil || !now.Before(st.nextFetch)) {
+		if st := e.state.Load(); !e.self && e.url != "" && (st == nil || !now.Before(st.nextFetch)) {
 			due = append(due, e)
 		}
 	}
@@ -305,7 +323,7 @@ func (c *OCSPChecker) refresh(ctx context.Context, e *ocspEntry) {
 	}
 	result := OCSPError
 	if err == nil {
-		next.resp, next.fetched = resp, now
+		next.resp = resp
 		next.nextFetch = now.Add(c.opts.Refresh)
 		if nu := resp.NextUpdate; !nu.IsZero() && nu.Before(next.nextFetch) {
 			next.nextFetch = nu
@@ -391,6 +409,9 @@ func (c *OCSPChecker) Stats() OCSPStats {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	for _, e := range c.ents {
+		if e.self {
+			continue
+		}
 		st := e.state.Load()
 		switch {
 		case st == nil || st.resp == nil:

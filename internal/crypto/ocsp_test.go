@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/ocsp"
 )
 
 // ocspResponder is a real `openssl ocsp` responder over an index.txt CA
@@ -321,6 +322,13 @@ func TestOCSPSelfSignedAndEviction(t *testing.T) {
 	root := newCA(t, "Root", nil)
 	c := NewOCSPChecker(OCSPOptions{RejectUnknown: true, MaxEntries: 2})
 	require.NoError(t, c.Check(self), "nobody to ask about a self-signed certificate")
+	c.Watch(self, nil, true)
+	require.NoError(t, c.Check(self), "watched: remembered as self-signed")
+	c.FetchDue(context.Background()) // nothing due: no responder call for it
+	assert.Equal(t, 0, len(c.Stats().ByStatus), "not counted")
+	c.mu.Lock()
+	delete(c.ents, string(self.Raw))
+	c.mu.Unlock()
 	known, _ := root.issue(t, "known", nil)
 	c.Watch(known, root.cert, true)
 	for i := range 3 {
@@ -349,4 +357,37 @@ func TestOCSPRewatchAfterEviction(t *testing.T) {
 	c.FetchDue(context.Background())
 	_, err = s.Verify(f.good, nil, t0, PurposeSigning)
 	require.NoError(t, err)
+}
+
+// TestOCSPPinnedSelfSigned: a pinned self-signed partner passes with OCSP
+// on and unknown rejected: there is no responder to ask about it.
+func TestOCSPPinnedSelfSigned(t *testing.T) {
+	self, _ := selfSigned(t, "pinned")
+	c := NewOCSPChecker(OCSPOptions{RejectUnknown: true, RejectStale: true})
+	s, err := NewTrustStore(TrustOptions{PinnedCertFiles: []string{writeFile(t, t.TempDir(), "p.crt", certsPEM(self))}, OCSP: c})
+	require.NoError(t, err)
+	for range 2 {
+		_, err = s.Verify(self, nil, t0, PurposeSigning)
+		require.NoError(t, err)
+	}
+}
+
+// BenchmarkVerifyCachedOCSP is BenchmarkVerifyCached with OCSP on and a
+// good response cached: what OCSP adds to the fast path (a map read).
+func BenchmarkVerifyCachedOCSP(b *testing.B) {
+	s, leaf, inter := benchStore(b)
+	c := NewOCSPChecker(OCSPOptions{RejectUnknown: true, RejectStale: true, ResponderURL: "http://ocsp.invalid/"})
+	s.opts.OCSP = c
+	c.Watch(leaf, inter, false)
+	c.ents[string(leaf.Raw)].state.Store(&ocspState{resp: &ocsp.Response{Status: ocsp.Good, ThisUpdate: time.Now(), NextUpdate: time.Now().Add(time.Hour)}})
+	in := []*x509.Certificate{inter}
+	if _, err := s.Verify(leaf, in, t0, PurposeSigning); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.Verify(leaf, in, t0, PurposeSigning); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -43,9 +43,10 @@ func (s *TrustStore) checkOCSP(leaf *x509.Certificate) error {
 	if c == nil {
 		return nil
 	}
-	if !c.watching(leaf) {
-		c.Watch(leaf, s.issuerOf(leaf), false)
+	if watched, err := c.check(leaf); watched {
+		return err
 	}
+	c.Watch(leaf, s.issuerOf(leaf), false)
 	return c.Check(leaf)
 }
 
