@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"net/url"
 
 	"github.com/wssgw/wssgw/internal/crypto"
@@ -67,4 +68,26 @@ func (o OCSP) validate(ps *Problems, key string, t Trust) {
 	}
 	checkOneOf(ps, key+".onUnknown", o.OnUnknown, OCSPReject, OCSPAccept)
 	checkOneOf(ps, key+".onStale", o.OnStale, OCSPReject, OCSPAccept)
+	o.checkResponders(ps, key, t)
+}
+
+// checkResponders: with onUnknown: reject and no responderURL, a known or
+// pinned partner certificate without an OCSP responder in its AIA could
+// never be established, so its partner would be refused for good. (An
+// unreadable file is the trust section's own problem.)
+func (o OCSP) checkResponders(ps *Problems, key string, t Trust) {
+	if o.ResponderURL != "" || o.OnUnknown == OCSPAccept {
+		return
+	}
+	for _, f := range append(append([]string{}, t.KnownCertFiles...), t.PinnedCertFiles...) {
+		certs, err := crypto.LoadCertificates(f)
+		if err != nil {
+			continue
+		}
+		for _, c := range certs {
+			if len(c.OCSPServer) == 0 && !bytes.Equal(c.RawIssuer, c.RawSubject) {
+				ps.add(key+".responderURL", "certificate %q in %s names no OCSP responder: set responderURL or onUnknown: accept", c.Subject.String(), f)
+			}
+		}
+	}
 }

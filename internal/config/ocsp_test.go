@@ -5,20 +5,28 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/wssgw/wssgw/internal/testpki"
 )
 
 func TestValidateOCSP(t *testing.T) {
 	dir := t.TempDir()
 	cert, _ := writeKeyPair(t, dir)
+	partner := writePartnerCert(t, dir)
 	const k = "policies.p.trust.ocsp"
 	on := func(o *OCSP) { o.Enabled = true }
+	known := func(o *OCSP) { on(o); o.ResponderURL = "" } // the partner cert has no AIA
 	tests := map[string]struct {
 		mutate   func(o *OCSP)
 		noAnchor bool
+		partner  bool // knownCertFiles lists a certificate without an OCSP responder
 		want     []string
 	}{
-		"ok/off-with-nonsense": {mutate: func(o *OCSP) { o.OnUnknown, o.Refresh = "maybe", -1 }},
-		"ok/defaults":          {mutate: on},
+		"ok/partner-without-aia-override": {mutate: func(o *OCSP) { on(o); o.ResponderURL = "http://ocsp.example/" }, partner: true},
+		"ok/partner-without-aia-accept":   {mutate: func(o *OCSP) { on(o); o.OnUnknown = OCSPAccept }, partner: true},
+		"fail/partner-without-aia":        {mutate: known, partner: true, want: []string{k + ".responderURL"}},
+		"ok/off-with-nonsense":            {mutate: func(o *OCSP) { o.OnUnknown, o.Refresh = "maybe", -1 }},
+		"ok/defaults":                     {mutate: on},
 		"ok/everything": {mutate: func(o *OCSP) {
 			on(o)
 			o.ResponderURL, o.MaxStaleness, o.OnUnknown, o.OnStale = "https://ocsp.example/", time.Hour, OCSPAccept, OCSPAccept
@@ -43,6 +51,9 @@ func TestValidateOCSP(t *testing.T) {
 				p.Trust.CAFiles = []string{cert}
 			} else {
 				p.Require = []string{RequireTimestamp}
+			}
+			if tc.partner {
+				p.Trust.KnownCertFiles = []string{partner}
 			}
 			tc.mutate(&p.Trust.OCSP)
 			c.Policies = map[string]Policy{"p": p}
@@ -78,4 +89,10 @@ func TestApplyDefaultsOCSP(t *testing.T) {
 	opts := o.Options()
 	assert.True(t, opts.RejectUnknown)
 	assert.False(t, opts.RejectStale)
+}
+
+// writePartnerCert writes a CA-issued partner certificate without an
+// Authority Information Access extension.
+func writePartnerCert(t *testing.T, dir string) string {
+	return testpki.NewCA(t, "Partner CA").Issue(t, dir, "partner").CertFile
 }
