@@ -28,6 +28,7 @@ const (
 	ocspRetry             = 30 * time.Second // retry after a failed fetch (at most Refresh)
 	ocspIdle              = 24 * time.Hour   // a seen certificate unused this long is no longer fetched
 	ocspSkew              = 5 * time.Minute  // tolerated responder clock skew on ThisUpdate
+	ocspParallel          = 4                // fetches in flight at once
 )
 
 // Values of OCSPOptions.Observer's result: what a fetch brought back.
@@ -91,6 +92,7 @@ type ocspEntry struct {
 type ocspState struct {
 	resp      *ocsp.Response // last usable response, nil if none yet
 	nextFetch time.Time
+	failing   bool // the last fetch failed (logged once per outage)
 }
 
 // NewOCSPChecker returns a checker with the options' defaults filled in.
@@ -300,12 +302,21 @@ func (c *OCSPChecker) FetchDue(ctx context.Context) {
 		}
 	}
 	c.mu.Unlock()
+	// A few at a time: one unreachable responder (a timeout per
+	// certificate) must not hold up the others for long.
+	sem := make(chan struct{}, ocspParallel)
+	var wg sync.WaitGroup
 	for _, e := range due {
 		if ctx.Err() != nil {
-			return
+			break
 		}
-		c.refresh(ctx, e)
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			c.refresh(ctx, e)
+		})
 	}
+	wg.Wait()
 }
 
 // refresh fetches one response and stores it unless it is older than the
@@ -329,10 +340,17 @@ func (c *OCSPChecker) refresh(ctx context.Context, e *ocspEntry) {
 			next.nextFetch = nu
 		}
 		result = statusResult(resp.Status)
+		if next.failing {
+			c.opts.Logger.Info("OCSP fetch succeeded again", "subject", e.leaf.Subject.String(), "responder", e.url, "status", result)
+		}
+		next.failing = false
 	} else {
 		next.nextFetch = now.Add(min(ocspRetry, c.opts.Refresh))
-		c.opts.Logger.Warn("OCSP fetch failed; keeping the previous response",
-			"subject", e.leaf.Subject.String(), "serial", e.leaf.SerialNumber.String(), "responder", e.url, "error", err)
+		if !next.failing { // once per outage, not at every retry
+			c.opts.Logger.Warn("OCSP fetch failed; keeping the previous response and retrying",
+				"subject", e.leaf.Subject.String(), "serial", e.leaf.SerialNumber.String(), "responder", e.url, "error", err)
+		}
+		next.failing = true
 	}
 	e.state.Store(next)
 	if f := c.obs.Load(); f != nil && *f != nil {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -390,4 +391,38 @@ func BenchmarkVerifyCachedOCSP(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestOCSPLogsOncePerOutage: a responder that keeps failing is logged at
+// its first failure, not at every retry, and its recovery once.
+func TestOCSPLogsOncePerOutage(t *testing.T) {
+	root := newCA(t, "Root", nil)
+	leaf, _ := root.issue(t, "leaf", nil)
+	var up atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if !up.Load() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		now := time.Now()
+		der, err := ocsp.CreateResponse(root.cert, root.cert, ocsp.Response{Status: ocsp.Good, SerialNumber: leaf.SerialNumber,
+			ThisUpdate: now, NextUpdate: now.Add(time.Hour)}, root.key)
+		require.NoError(t, err)
+		_, _ = w.Write(der)
+	}))
+	defer srv.Close()
+	var logs syncBuffer
+	var offset atomic.Int64
+	c := NewOCSPChecker(OCSPOptions{ResponderURL: srv.URL, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		Clock: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }})
+	c.Watch(leaf, root.cert, true)
+	for range 3 {
+		c.FetchDue(context.Background())
+		offset.Add(int64(ocspRetry + time.Second))
+	}
+	up.Store(true)
+	c.FetchDue(context.Background())
+	assert.Equal(t, 1, strings.Count(logs.String(), "OCSP fetch failed"), logs.String())
+	assert.Equal(t, 1, strings.Count(logs.String(), "OCSP fetch succeeded again"), logs.String())
+	require.NoError(t, c.Check(leaf))
 }
