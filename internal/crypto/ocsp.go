@@ -161,14 +161,6 @@ func (c *OCSPChecker) Watch(leaf, issuer *x509.Certificate, known bool) {
 	}
 }
 
-// watching reports whether leaf is in the cache (with or without a
-// response yet).
-func (c *OCSPChecker) watching(leaf *x509.Certificate) bool {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.ents[string(leaf.Raw)] != nil
-}
-
 // responder is the URL to ask about leaf: the override, else the first
 // HTTP responder in its AIA; "" when there is none.
 func (c *OCSPChecker) responder(leaf *x509.Certificate) string {

@@ -351,10 +351,10 @@ func TestOCSPRewatchAfterEviction(t *testing.T) {
 	_, err := s.Verify(f.good, nil, t0, PurposeSigning)
 	require.ErrorIs(t, err, ErrOCSP, "cold")
 	c.Watch(f.revoked, f.root.cert, false) // evicts good
-	require.False(t, c.watching(f.good))
+	require.False(t, watching(c, f.good))
 	_, err = s.Verify(f.good, nil, t0, PurposeSigning) // cached decision, unwatched leaf
 	require.ErrorIs(t, err, ErrOCSP)
-	require.True(t, c.watching(f.good), "watched again")
+	require.True(t, watching(c, f.good), "watched again")
 	c.FetchDue(context.Background())
 	_, err = s.Verify(f.good, nil, t0, PurposeSigning)
 	require.NoError(t, err)
@@ -425,4 +425,10 @@ func TestOCSPLogsOncePerOutage(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(logs.String(), "OCSP fetch failed"), logs.String())
 	assert.Equal(t, 1, strings.Count(logs.String(), "OCSP fetch succeeded again"), logs.String())
 	require.NoError(t, c.Check(leaf))
+}
+
+// watching reports whether c holds leaf.
+func watching(c *OCSPChecker, leaf *x509.Certificate) bool {
+	w, _ := c.check(leaf)
+	return w
 }
