@@ -188,6 +188,8 @@ policies:
     require: [signature, timestamp]
     trust:
       caFiles: [%[1]s/ca.crt]
+      ocsp:
+        enabled: true # exports the OCSP series; no partner certificate is known, so nothing is fetched
     decryptionKeys:
       - certFile: %[1]s/gateway.crt
         keyFile: %[1]s/gateway.key

@@ -123,6 +123,7 @@ func TestCanonicalize(t *testing.T) {
 			var sb sinkBuffer
 			require.NoError(t, CanonicalizeTo(&sb, tc.alg, d, elem, tc.prefix))
 			require.Equal(t, tc.want, string(sb))
+			checkGoxmldsig(t, []byte(tc.in), elem, tc.alg, tc.prefix, tc.want)
 		})
 	}
 }

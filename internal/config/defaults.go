@@ -121,6 +121,7 @@ func (c *Config) ApplyDefaults() {
 		setDefault(&p.Timestamp.FutureSkew, dp.Timestamp.FutureSkew)
 		setDefault(&p.UsernameToken.MaxAge, dp.UsernameToken.MaxAge)
 		setDefault(&p.Replay, dp.Replay)
+		p.Trust.OCSP.applyDefaults()
 		setDefault(&p.UnsignedHeaders, dp.UnsignedHeaders)
 		p.Responses.applyDefaults()
 		c.Policies[name] = p

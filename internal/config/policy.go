@@ -102,6 +102,32 @@ type Trust struct {
 	SubjectPattern string   `mapstructure:"subjectPattern"`
 	SANPatterns    []string `mapstructure:"sanPatterns"`
 	MinRSABits     int      `mapstructure:"minRSABits"`
+	// OCSP checks the revocation of partner (leaf) certificates with their
+	// CA's OCSP responder, from responses fetched in the background.
+	OCSP OCSP `mapstructure:"ocsp"`
+}
+
+// OCSP is a policy's OCSP revocation checking (ocsp.go).
+type OCSP struct {
+	Enabled bool `mapstructure:"enabled"`
+	// ResponderURL replaces the responder named in the certificates'
+	// Authority Information Access (e.g. a local OCSP cache or proxy).
+	ResponderURL string `mapstructure:"responderURL"`
+	// Refresh is how often each response is fetched again (sooner when
+	// its NextUpdate comes first).
+	Refresh time.Duration `mapstructure:"refresh"`
+	// MaxStaleness is the grace after a response's NextUpdate in which it
+	// still counts, for responder outages; 0 = none.
+	MaxStaleness time.Duration `mapstructure:"maxStaleness"`
+	Timeout      time.Duration `mapstructure:"timeout"` // per fetch
+	// OnUnknown decides a certificate the responder does not know, or
+	// whose status is not fetched yet (cold cache, responder unreachable
+	// since start, no responder): reject or accept.
+	OnUnknown string `mapstructure:"onUnknown"`
+	// OnStale decides a certificate whose last response is past
+	// NextUpdate plus MaxStaleness: reject or accept. Revoked is always
+	// rejected.
+	OnStale string `mapstructure:"onStale"`
 }
 
 // KeyFiles names a key pair in PEM files or one PKCS#12 file.
@@ -241,6 +267,7 @@ func DefaultPolicy() Policy {
 			FutureSkew: time.Minute,
 		},
 		UsernameToken:   UsernameTokenPolicy{MaxAge: 5 * time.Minute},
+		Trust:           Trust{OCSP: DefaultOCSP()},
 		Replay:          "on",
 		UnsignedHeaders: UnsignedStrip,
 		Responses:       DefaultResponses(),

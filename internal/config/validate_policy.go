@@ -93,6 +93,7 @@ func (p Policy) validate(ps *Problems, key string) {
 
 func (p Policy) validateTrust(ps *Problems, key string) {
 	t := p.Trust
+	t.OCSP.validate(ps, key+".ocsp", t)
 	anchored := len(t.CAFiles)+len(t.PinnedCertFiles)+len(t.PinnedSHA256) > 0
 	if p.Has(RequireSignature) && !anchored {
 		// Certificates in messages are hints only (DESIGN.md §5.5); with no

@@ -20,6 +20,7 @@ var (
 	ErrEncryptedKey   = errors.New("encrypted PEM private key not supported")
 	ErrBadPassword    = errors.New("wrong PKCS#12 password")
 	ErrCRL            = errors.New("invalid CRL")
+	ErrOCSP           = errors.New("OCSP status not established")
 	ErrNotFound       = errors.New("certificate not found")
 	ErrBadDN          = errors.New("malformed distinguished name")
 	ErrLoad           = errors.New("cannot load key material")
@@ -40,6 +41,7 @@ const (
 	ReasonEncryptedKey = "encrypted_key"
 	ReasonBadPassword  = "bad_password"
 	ReasonCRL          = "crl"
+	ReasonOCSP         = "ocsp"
 	ReasonNotFound     = "not_found"
 	ReasonBadDN        = "bad_dn"
 	ReasonLoad         = "load"
@@ -71,6 +73,7 @@ var reasons = []struct {
 	{ErrEncryptedKey, ReasonEncryptedKey},
 	{ErrBadPassword, ReasonBadPassword},
 	{ErrCRL, ReasonCRL},
+	{ErrOCSP, ReasonOCSP},
 	{ErrNotFound, ReasonNotFound},
 	{ErrBadDN, ReasonBadDN},
 	{ErrLoad, ReasonLoad},

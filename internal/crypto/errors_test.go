@@ -30,6 +30,7 @@ var sentinels = map[string]error{
 	"ErrEncryptedKey":         ErrEncryptedKey,
 	"ErrBadPassword":          ErrBadPassword,
 	"ErrCRL":                  ErrCRL,
+	"ErrOCSP":                 ErrOCSP,
 	"ErrNotFound":             ErrNotFound,
 	"ErrBadDN":                ErrBadDN,
 	"ErrLoad":                 ErrLoad,

@@ -41,6 +41,10 @@ type TrustOptions struct {
 	CacheSize          int              // default 10000
 	CacheTTL           time.Duration    // default 5 minutes
 	Clock              func() time.Time // for CRL load and cache TTL; default time.Now
+	// OCSP, when set, is asked (from its cache, never the network) about
+	// every verified leaf; it learns the pinned and known certificates at
+	// load and every verified leaf (trust_ocsp.go).
+	OCSP *OCSPChecker
 }
 
 // Files lists the files the options read (for the reloader).
@@ -94,6 +98,7 @@ func NewTrustStore(o TrustOptions) (*TrustStore, error) {
 		return nil, err
 	}
 	s.cache = newVerifyCache(o.CacheSize, o.CacheTTL, o.Clock)
+	s.watchKnownOCSP()
 	return s, nil
 }
 
@@ -169,12 +174,19 @@ func (s *TrustStore) Verify(leaf *x509.Certificate, intermediates []*x509.Certif
 	if p != PurposeSigning && p != PurposeEncryption {
 		return nil, fmt.Errorf("crypto: unknown key purpose %d: %w", p, ErrKeyUsage)
 	}
-	if id, err, ok := s.cache.get(leaf, intermediates, p, at); ok {
-		return id, err
+	id, err, ok := s.cache.get(leaf, intermediates, p, at)
+	if !ok {
+		var win window
+		id, win, err = s.verify(leaf, intermediates, at, p)
+		s.cache.put(leaf, intermediates, p, id, win, err)
 	}
-	id, win, err := s.verify(leaf, intermediates, at, p)
-	s.cache.put(leaf, intermediates, p, id, win, err)
-	return id, err
+	if err == nil {
+		err = s.checkOCSP(leaf) // after the cache: a status change applies at once
+	}
+	if err != nil {
+		return nil, err
+	}
+	return id, nil
 }
 
 // window is the time range in which a positive decision stays valid.
@@ -188,6 +200,7 @@ func (s *TrustStore) verify(leaf *x509.Certificate, inter []*x509.Certificate, a
 	if err != nil {
 		return nil, window{}, err
 	}
+	s.watchOCSP(chain)
 	win := validity(chain)
 	if !pinned {
 		chain = chain[:len(chain)-1] // the root is not checked against CRLs

@@ -4,15 +4,14 @@
 // EncryptedData, Signature, SignatureConfirmation), verifies every Reference, decrypts, and returns
 // the verified facts and the plaintext envelope (wss.Result).
 //
-// The engine walks a beevik/etree tree of the message, but etree only ever
-// sees bytes that internal/xmlscan accepted, and no security decision reads
-// an etree value: etree does not normalize attribute values and resolves
-// attributes by prefix (security.md §0.3, §0.4). Each etree element is tied
-// to the gate's record of the same element (by document order, checked name
-// by name, so a parser differential is an error, not a bypass); values,
-// namespaces, ids and byte offsets come from the gate, canonical forms from
-// internal/c14n over the gated bytes. DigestValues are read from the
-// canonical SignedInfo bytes that were verified, never from the tree
+// The engine walks the gate's own record of the message (internal/xmlscan's
+// Document: element structure, normalized values, namespaces, ids and byte
+// offsets), so exactly one parser reads a message and no parser
+// differential is possible inside the gateway; canonical forms come from
+// internal/c14n over the gated bytes. (It used to parse the message a
+// second time into a beevik/etree tree, only to enumerate child elements:
+// half or more of its time, docs/decisions.md.) DigestValues are read from the
+// canonical SignedInfo bytes that were verified, never from a parse of them
 // (security.md A8).
 //
 // Decryption splices the plaintext into the message bytes in place of the

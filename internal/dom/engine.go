@@ -4,8 +4,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/beevik/etree"
-
 	"github.com/wssgw/wssgw/internal/soap"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
@@ -95,13 +93,10 @@ type message struct {
 	now    time.Time
 	res    *wss.Result
 
-	data  []byte
-	doc   *xmlscan.Document
-	sd    *xmlscan.Document // the canonical SignedInfo being checked
-	tree  *etree.Document
-	elems []*etree.Element       // gate index → etree element
-	pos   map[*etree.Element]int // etree element → gate index
-	ids   map[string]int         // id value → gate index
+	data []byte
+	doc  *xmlscan.Document
+	sd   *xmlscan.Document // the canonical SignedInfo being checked
+	ids  map[string]int    // id value → gate index
 
 	version                   soap.Version
 	env, header, body, secIdx int // gate indices; -1 when absent
@@ -121,7 +116,7 @@ type message struct {
 	att *attachmentState
 }
 
-// load gates data and builds the tree and indexes.
+// load gates data and builds the indexes.
 func (m *message) load(data []byte) error {
 	start := time.Now()
 	defer func() { m.res.GateTime += time.Since(start) }()
@@ -136,15 +131,12 @@ func (m *message) load(data []byte) error {
 		return err
 	}
 	if !m.plain && !m.prechecked {
-		// Once, on the message as received, before the tree (which costs
-		// many times the gate, BenchmarkHostile) and before any key.
+		// Once, on the message as received, before any reference is
+		// resolved and before any key.
 		m.prechecked = true
 		if err := m.precheck(); err != nil {
 			return err
 		}
-	}
-	if err := m.parseTree(); err != nil {
-		return err
 	}
 	if m.att != nil {
 		if err := m.indexXOP(); err != nil {
@@ -157,51 +149,12 @@ func (m *message) load(data []byte) error {
 	return m.locate()
 }
 
-// parseTree parses the gated bytes with etree and ties each etree element to
-// the gate's element of the same document position.
-func (m *message) parseTree() error {
-	m.tree = etree.NewDocument()
-	m.tree.ReadSettings = etree.ReadSettings{PreserveCData: true}
-	if err := m.tree.ReadFromBytes(m.data); err != nil {
-		return wss.Wrap(wss.ReasonMalformed, err, "etree")
-	}
-	m.elems = m.elems[:0]
-	m.pos = make(map[*etree.Element]int, len(m.doc.Elements))
-	var walk func(el *etree.Element) bool
-	walk = func(el *etree.Element) bool {
-		i := len(m.elems)
-		if i >= len(m.doc.Elements) {
-			return false
-		}
-		g := &m.doc.Elements[i]
-		if el.Tag != g.Local || el.NamespaceURI() != g.Space {
-			return false
-		}
-		m.elems = append(m.elems, el)
-		m.pos[el] = i
-		for _, c := range el.ChildElements() {
-			if !walk(c) {
-				return false
-			}
-		}
-		return true
-	}
-	root := m.tree.Root()
-	if root == nil || !walk(root) || len(m.elems) != len(m.doc.Elements) {
-		// The gate and etree disagree about the element structure: a parser
-		// differential, never something to work around (security.md A8).
-		return wss.Failf(wss.ReasonMalformed, "gate and tree disagree on the element structure")
-	}
-	return nil
-}
-
-// children returns the gate indices of element i's child elements, in order,
-// walking the etree tree.
+// children returns the gate indices of element i's child elements, in
+// order, from the gate's own structure (Elements[i].Next bounds a subtree).
 func (m *message) children(i int) []int {
-	kids := m.elems[i].ChildElements()
-	out := make([]int, len(kids))
-	for k, c := range kids {
-		out[k] = m.pos[c]
+	var out []int
+	for c := m.doc.FirstChild(i); c >= 0; c = m.doc.NextSibling(c) {
+		out = append(out, c)
 	}
 	return out
 }

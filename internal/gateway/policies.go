@@ -58,6 +58,9 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*pol
 			ps.close()
 			return nil, fmt.Errorf("gateway: %w", err)
 		}
+		if o := p.OCSP(); o != nil {
+			o.Observe(m.WatchOCSP(name, ocspSource(o)))
+		}
 		p.Run(ctx)
 		ps.byName[name] = p
 		ps.metrics[name] = m.Policy(name, reasons)
@@ -87,6 +90,14 @@ func policyCertificates(p *wss.Policy) metrics.CertificateSource {
 				yield(metrics.UseDecryption, k.Certificate)
 			}
 		}
+	}
+}
+
+// ocspSource reports a policy's OCSP cache to the metrics at scrape time.
+func ocspSource(o *crypto.OCSPChecker) metrics.OCSPSource {
+	return func() (map[string]int, float64) {
+		st := o.Stats()
+		return st.ByStatus, st.Oldest.Seconds()
 	}
 }
 

@@ -29,6 +29,9 @@ type Metrics struct {
 	tpl       *templates
 	certs     *certificates
 	responses *prometheus.CounterVec
+	// OCSP (ocsp.go)
+	ocspFetches *prometheus.CounterVec
+	ocspCache   *ocspCache
 }
 
 // New builds a private registry with the gateway's metrics and the Go and
@@ -82,6 +85,8 @@ func New(build BuildInfo) *Metrics {
 	reg.MustRegister(m.certs)
 	m.responses = newResponseSigning()
 	reg.MustRegister(m.responses)
+	m.ocspFetches, m.ocspCache = newOCSPFetches(), newOCSPCache()
+	reg.MustRegister(m.ocspFetches, m.ocspCache)
 	reg.MustRegister(m.requests, m.duration, m.backend, m.received, m.sent, m.inFlight, m.readiness, info,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -40,6 +40,13 @@ const (
 	// NameCertificateExpiry is the notAfter of every certificate the
 	// gateway loaded (TLS, trust anchors and pins, decryption, signing).
 	NameCertificateExpiry = Namespace + "_certificate_expiry_timestamp_seconds"
+
+	// OCSP revocation checking of partner certificates (per policy with
+	// trust.ocsp enabled): background fetches by result, the cache by
+	// status, and the age of its oldest response.
+	NameOCSPFetches        = Namespace + "_ocsp_fetches_total"
+	NameOCSPCertificates   = Namespace + "_ocsp_certificates"
+	NameOCSPOldestResponse = Namespace + "_ocsp_oldest_response_age_seconds"
 )
 
 // Label names.
@@ -54,6 +61,7 @@ const (
 	LabelResult  = "result"
 	LabelUse     = "use"
 	LabelSubject = "subject"
+	LabelStatus  = "status"
 )
 
 // Values of the result label of template lookups: a hit, or why the message

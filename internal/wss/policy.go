@@ -27,6 +27,7 @@ type Policy struct {
 	algorithms        *crypto.AllowList // each URI bound to its class
 	c14n              map[string]bool
 	trust             *crypto.Reloader[crypto.TrustStore]
+	ocsp              *crypto.OCSPChecker // nil unless trust.ocsp.enabled; outlives trust reloads
 	keys              []*crypto.Reloader[crypto.KeyPair]
 	users             *Credentials
 	replay            ReplayStore
@@ -59,7 +60,14 @@ func Compile(name string, p config.Policy, store ReplayStore, ro crypto.ReloadOp
 	}
 	t := p.Trust
 	if len(t.CAFiles)+len(t.PinnedCertFiles)+len(t.PinnedSHA256)+len(t.KnownCertFiles) > 0 {
-		r, err := crypto.NewTrustSource("policies."+name+".trust", t.TrustOptions(), ro)
+		opts := t.TrustOptions()
+		if t.OCSP.Enabled {
+			o := t.OCSP.Options()
+			o.Logger = ro.Logger
+			cp.ocsp = crypto.NewOCSPChecker(o)
+			opts.OCSP = cp.ocsp
+		}
+		r, err := crypto.NewTrustSource("policies."+name+".trust", opts, ro)
 		if err != nil {
 			return nil, fmt.Errorf("policy %s: %w", name, err)
 		}
@@ -86,6 +94,9 @@ func Compile(name string, p config.Policy, store ReplayStore, ro crypto.ReloadOp
 func (p *Policy) Run(ctx context.Context) {
 	if p.trust != nil {
 		go p.trust.Run(ctx)
+	}
+	if p.ocsp != nil {
+		go p.ocsp.Run(ctx)
 	}
 	for _, k := range p.keys {
 		go k.Run(ctx)
@@ -164,6 +175,9 @@ func (p *Policy) Trust() *crypto.TrustStore {
 	}
 	return p.trust.Current()
 }
+
+// OCSP returns the policy's OCSP checker, or nil when OCSP is off.
+func (p *Policy) OCSP() *crypto.OCSPChecker { return p.ocsp }
 
 // DecryptionKeys returns the current decryption key pairs.
 func (p *Policy) DecryptionKeys() []*crypto.KeyPair {

@@ -1,7 +1,7 @@
 // Package xmlscan is wssgw's strict byte-level XML gate. Every SOAP message,
 // and every plaintext that decryption produces, passes Scan before any XML
-// engine (the etree DOM engine, the template automaton) sees it
-// (DESIGN.md §5.1).
+// engine (the DOM engine, the template automaton) sees it (DESIGN.md §5.1);
+// both read the message through the Document it builds.
 //
 // # Threat model
 //
@@ -14,8 +14,9 @@
 // own position, golang/go#43168, is that encoding/xml is not a security
 // boundary). Each of those is a parser differential between wssgw and the
 // backend or between the two engines, which is what signature wrapping
-// needs. This package is what makes it safe to use encoding/xml-based etree
-// at all: etree may only ever see bytes that Scan accepted.
+// needs. This package is the only XML parser on the request path: the DOM
+// engine walks its Document (it no longer builds an etree tree,
+// docs/decisions.md), so there is no second parser to disagree with it.
 //
 // # Contract
 //
