@@ -33,7 +33,7 @@ func (o *OCSP) applyDefaults() {
 	setDefault(&o.OnStale, d.OnStale)
 }
 
-// Options converts the section for the crypto package (logging and the
+// Options converts the section for internal/trust (logging and the
 // fetch counter are wired by the caller).
 func (o OCSP) Options() trust.OCSPOptions {
 	return trust.OCSPOptions{

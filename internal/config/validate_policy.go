@@ -29,7 +29,7 @@ func (c *Config) validatePolicies(ps *Problems) {
 	}
 }
 
-// TrustOptions converts the trust section for the crypto package.
+// TrustOptions converts the trust section for internal/trust.
 func (t Trust) TrustOptions() trust.Options {
 	return trust.Options{
 		CAFiles:           t.CAFiles,
