@@ -17,6 +17,7 @@ import (
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/dom"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
@@ -174,7 +175,7 @@ type verifier struct {
 }
 
 func newVerifier(cfg *config.Config, name string) (*verifier, error) {
-	p, err := wss.Compile(name, cfg.Policies[name], nil, crypto.ReloadOptions{})
+	p, err := wss.Compile(name, cfg.Policies[name], nil, reload.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/trust"
 )
 
 // Values of trust.ocsp.onUnknown and onStale.
@@ -17,8 +18,8 @@ const (
 // a certificate whose status is not established is rejected.
 func DefaultOCSP() OCSP {
 	return OCSP{
-		Refresh:   crypto.DefaultOCSPRefresh,
-		Timeout:   crypto.DefaultOCSPTimeout,
+		Refresh:   trust.DefaultOCSPRefresh,
+		Timeout:   trust.DefaultOCSPTimeout,
 		OnUnknown: OCSPReject,
 		OnStale:   OCSPReject,
 	}
@@ -32,10 +33,10 @@ func (o *OCSP) applyDefaults() {
 	setDefault(&o.OnStale, d.OnStale)
 }
 
-// Options converts the section for the crypto package (logging and the
+// Options converts the section for internal/trust (logging and the
 // fetch counter are wired by the caller).
-func (o OCSP) Options() crypto.OCSPOptions {
-	return crypto.OCSPOptions{
+func (o OCSP) Options() trust.OCSPOptions {
+	return trust.OCSPOptions{
 		ResponderURL:  o.ResponderURL,
 		Refresh:       o.Refresh,
 		MaxStaleness:  o.MaxStaleness,

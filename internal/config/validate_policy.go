@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/trust"
 )
 
 func (c *Config) validatePolicies(ps *Problems) {
@@ -28,9 +29,9 @@ func (c *Config) validatePolicies(ps *Problems) {
 	}
 }
 
-// TrustOptions converts the trust section for the crypto package.
-func (t Trust) TrustOptions() crypto.TrustOptions {
-	return crypto.TrustOptions{
+// TrustOptions converts the trust section for internal/trust.
+func (t Trust) TrustOptions() trust.Options {
+	return trust.Options{
 		CAFiles:           t.CAFiles,
 		IntermediateFiles: t.IntermediateFiles,
 		PinnedCertFiles:   t.PinnedCertFiles,
@@ -103,7 +104,7 @@ func (p Policy) validateTrust(ps *Problems, key string) {
 	if !anchored && len(t.KnownCertFiles)+len(t.CRLFiles)+len(t.IntermediateFiles) == 0 {
 		return
 	}
-	if _, err := crypto.NewTrustStore(t.TrustOptions()); err != nil {
+	if _, err := trust.NewStore(t.TrustOptions()); err != nil {
 		ps.add(key, "%v", err)
 	}
 }

@@ -6,44 +6,27 @@ import "errors"
 // them or of the algorithm sentinels in algorithms.go (with %w and a
 // "crypto: ..." message), so callers can test with errors.Is and map the
 // failure to a metric label with Reason. Every exported Err* has a label
-// (TestReasonCoversEveryError).
+// (TestReasonCoversEveryError). The trust decisions' errors are
+// internal/trust's; trust.Reason labels both sets.
 var (
-	ErrUntrusted      = errors.New("certificate not trusted")
-	ErrExpired        = errors.New("certificate expired")
-	ErrNotYetValid    = errors.New("certificate not yet valid")
-	ErrRevoked        = errors.New("certificate revoked")
-	ErrKeyUsage       = errors.New("certificate key usage not allowed")
-	ErrSubject        = errors.New("certificate subject not allowed")
 	ErrKeyTooWeak     = errors.New("key too weak")
 	ErrUnsupportedKey = errors.New("unsupported key type")
 	ErrKeyMismatch    = errors.New("private key does not match certificate")
 	ErrEncryptedKey   = errors.New("encrypted PEM private key not supported")
 	ErrBadPassword    = errors.New("wrong PKCS#12 password")
-	ErrCRL            = errors.New("invalid CRL")
-	ErrOCSP           = errors.New("OCSP status not established")
-	ErrNotFound       = errors.New("certificate not found")
-	ErrBadDN          = errors.New("malformed distinguished name")
 	ErrLoad           = errors.New("cannot load key material")
 )
 
 // Reason labels, a closed set (stable: they are metric label values).
+// internal/trust adds the labels of its own errors; the two sets are
+// disjoint.
 const (
 	ReasonNone         = "none"
-	ReasonUntrusted    = "untrusted"
-	ReasonExpired      = "expired"
-	ReasonNotYetValid  = "not_yet_valid"
-	ReasonRevoked      = "revoked"
-	ReasonKeyUsage     = "key_usage"
-	ReasonSubject      = "subject"
 	ReasonKeyTooWeak   = "key_too_weak"
 	ReasonUnsupported  = "unsupported_key"
 	ReasonKeyMismatch  = "key_mismatch"
 	ReasonEncryptedKey = "encrypted_key"
 	ReasonBadPassword  = "bad_password"
-	ReasonCRL          = "crl"
-	ReasonOCSP         = "ocsp"
-	ReasonNotFound     = "not_found"
-	ReasonBadDN        = "bad_dn"
 	ReasonLoad         = "load"
 	// Labels of the algorithm primitives' errors. ReasonDecrypt is one
 	// label for every decryption or key unwrap failure, as ErrDecrypt is
@@ -61,21 +44,11 @@ var reasons = []struct {
 	err   error
 	label string
 }{
-	{ErrUntrusted, ReasonUntrusted},
-	{ErrExpired, ReasonExpired},
-	{ErrNotYetValid, ReasonNotYetValid},
-	{ErrRevoked, ReasonRevoked},
-	{ErrKeyUsage, ReasonKeyUsage},
-	{ErrSubject, ReasonSubject},
 	{ErrKeyTooWeak, ReasonKeyTooWeak},
 	{ErrUnsupportedKey, ReasonUnsupported},
 	{ErrKeyMismatch, ReasonKeyMismatch},
 	{ErrEncryptedKey, ReasonEncryptedKey},
 	{ErrBadPassword, ReasonBadPassword},
-	{ErrCRL, ReasonCRL},
-	{ErrOCSP, ReasonOCSP},
-	{ErrNotFound, ReasonNotFound},
-	{ErrBadDN, ReasonBadDN},
 	{ErrLoad, ReasonLoad},
 	{ErrUnsupportedAlgorithm, ReasonUnsupportedAlgorithm},
 	{ErrAlgorithmNotAllowed, ReasonAlgorithmNotAllowed},
@@ -87,6 +60,7 @@ var reasons = []struct {
 
 // Reason returns the stable metric label for err: ReasonNone for nil, one of
 // the Reason* constants for errors of this package, ReasonOther otherwise.
+// For an error that may come from a trust store, use trust.Reason.
 func Reason(err error) string {
 	if err == nil {
 		return ReasonNone

@@ -18,21 +18,11 @@ import (
 // parses the package source, so an exported Err* missing here, or missing
 // a label in Reason, fails it.
 var sentinels = map[string]error{
-	"ErrUntrusted":            ErrUntrusted,
-	"ErrExpired":              ErrExpired,
-	"ErrNotYetValid":          ErrNotYetValid,
-	"ErrRevoked":              ErrRevoked,
-	"ErrKeyUsage":             ErrKeyUsage,
-	"ErrSubject":              ErrSubject,
 	"ErrKeyTooWeak":           ErrKeyTooWeak,
 	"ErrUnsupportedKey":       ErrUnsupportedKey,
 	"ErrKeyMismatch":          ErrKeyMismatch,
 	"ErrEncryptedKey":         ErrEncryptedKey,
 	"ErrBadPassword":          ErrBadPassword,
-	"ErrCRL":                  ErrCRL,
-	"ErrOCSP":                 ErrOCSP,
-	"ErrNotFound":             ErrNotFound,
-	"ErrBadDN":                ErrBadDN,
 	"ErrLoad":                 ErrLoad,
 	"ErrUnsupportedAlgorithm": ErrUnsupportedAlgorithm,
 	"ErrAlgorithmNotAllowed":  ErrAlgorithmNotAllowed,
@@ -117,4 +107,16 @@ func allReasons() []string {
 		out = append(out, r.label)
 	}
 	return append(out, ReasonOther)
+}
+
+func TestReasons(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range allReasons() {
+		assert.Regexp(t, `^[a-z_]+$`, r)
+		assert.False(t, seen[r], r)
+		seen[r] = true
+	}
+	assert.Equal(t, ReasonNone, Reason(nil))
+	assert.Equal(t, ReasonOther, Reason(assert.AnError))
+	assert.Equal(t, ReasonKeyMismatch, Reason(ErrKeyMismatch))
 }

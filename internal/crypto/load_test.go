@@ -8,10 +8,10 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"math/big"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -105,8 +105,9 @@ func TestParseCertificatesDER(t *testing.T) {
 	require.ErrorIs(t, err, ErrLoad)
 }
 
-// TestWSS4JVectorKeys loads the real-world keys of the committed WSS4J vectors
-// (made with openssl) and verifies their client certificate against their CA.
+// TestWSS4JVectorKeys loads the real-world key pairs of the committed WSS4J
+// vectors (made with openssl); internal/trust's TestWSS4JVectorTrust
+// verifies their certificates against their CA.
 func TestWSS4JVectorKeys(t *testing.T) {
 	dir := testvectors.Path(t, "wss4j/keys")
 	f := func(n string) string { return filepath.Join(dir, n) }
@@ -116,24 +117,10 @@ func TestWSS4JVectorKeys(t *testing.T) {
 		_, ok := kp.Decrypter()
 		assert.True(t, ok, "RSA key is a Decrypter")
 	}
-	ts, err := NewTrustStore(TrustOptions{CAFiles: []string{f("ca.crt")}, KnownCertFiles: []string{f("client.crt"), f("server.crt")}})
-	require.NoError(t, err)
-	certs, err := LoadCertificates(f("client.crt"))
-	require.NoError(t, err)
-	at := certs[0].NotBefore.Add(time.Hour)
-	for _, p := range []Purpose{PurposeSigning, PurposeEncryption} {
-		id, err := ts.Verify(certs[0], nil, at, p)
-		require.NoError(t, err)
-		assert.Equal(t, "O=Peer,CN=client", id.Subject) // DER order is CN, O
-		assert.Equal(t, "O=Peer,CN=Test CA", id.Issuer)
-	}
-	got, err := ts.Index().ByIssuerSerial("O=Peer,CN=Test CA", certs[0].SerialNumber) // as in the vectors' X509IssuerName
-	require.NoError(t, err)
-	assert.True(t, got.Equal(certs[0]))
-	ski, err := ComputeSKI(certs[0])
-	require.NoError(t, err)
-	assert.Equal(t, certs[0].SubjectKeyId, ski, "openssl uses RFC 3280 method 1, as ComputeSKI")
-	got, err = ts.Index().BySKI(certs[0].SubjectKeyId)
-	require.NoError(t, err)
-	assert.True(t, got.Equal(certs[0]))
+}
+
+func TestCheckPublicKey(t *testing.T) {
+	require.NoError(t, CheckPublicKey(rsaKey(t, 1024).Public(), 1024))
+	require.ErrorIs(t, CheckPublicKey(rsaKey(t, 1024).Public(), 0), ErrKeyTooWeak)
+	require.ErrorIs(t, CheckPublicKey(big.NewInt(1), 0), ErrUnsupportedKey)
 }

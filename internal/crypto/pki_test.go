@@ -32,11 +32,6 @@ type tca struct {
 
 type certOpt func(*x509.Certificate)
 
-func withKeyUsage(ku x509.KeyUsage) certOpt { return func(c *x509.Certificate) { c.KeyUsage = ku } }
-func withEKU(e ...x509.ExtKeyUsage) certOpt { return func(c *x509.Certificate) { c.ExtKeyUsage = e } }
-func withSubject(n pkix.Name) certOpt       { return func(c *x509.Certificate) { c.Subject = n } }
-func withSKI(ski []byte) certOpt            { return func(c *x509.Certificate) { c.SubjectKeyId = ski } }
-
 var (
 	keyMu    sync.Mutex
 	rsaCache = map[int]*rsa.PrivateKey{}
@@ -114,35 +109,6 @@ func leafTemplate(name string, serial int64) *x509.Certificate {
 		NotBefore: t0.Add(-time.Hour), NotAfter: t0.Add(30 * 24 * time.Hour),
 		KeyUsage: x509.KeyUsageDigitalSignature, DNSNames: []string{name + ".example"},
 	}
-}
-
-// selfSigned makes a self-signed leaf (not a CA).
-func selfSigned(t testing.TB, name string, opts ...certOpt) (*x509.Certificate, crypto.Signer) {
-	key := ecKey(t)
-	tmpl := leafTemplate(name, 7)
-	for _, o := range opts {
-		o(tmpl)
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
-	require.NoError(t, err)
-	c, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	return c, key
-}
-
-// crl makes a PEM CRL revoking serials, valid until nextUpdate.
-func (ca *tca) crl(t testing.TB, nextUpdate time.Time, serials ...*big.Int) []byte {
-	var entries []x509.RevocationListEntry
-	for _, s := range serials {
-		entries = append(entries, x509.RevocationListEntry{SerialNumber: s, RevocationTime: t0.Add(-time.Minute)})
-	}
-	tmpl := &x509.RevocationList{
-		Number: big.NewInt(1), ThisUpdate: t0.Add(-time.Hour), NextUpdate: nextUpdate,
-		RevokedCertificateEntries: entries,
-	}
-	der, err := x509.CreateRevocationList(rand.Reader, tmpl, ca.cert, ca.key)
-	require.NoError(t, err)
-	return pem.EncodeToMemory(&pem.Block{Type: "X509 CRL", Bytes: der})
 }
 
 func certsPEM(certs ...*x509.Certificate) []byte {

@@ -18,6 +18,7 @@ import (
 	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/config"
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
@@ -112,7 +113,7 @@ func (f *attFixture) policy(t testing.TB) *wss.Policy {
 	}
 	p.Trust.CAFiles = []string{f.ca}
 	p.DecryptionKeys = []config.KeyFiles{{CertFile: f.recipient.CertFile, KeyFile: f.recipient.KeyFile}}
-	cp, err := wss.Compile("att", p, nil, wcrypto.ReloadOptions{})
+	cp, err := wss.Compile("att", p, nil, reload.Options{})
 	require.NoError(t, err)
 	return cp
 }

@@ -25,7 +25,7 @@ import (
 
 	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/config"
-	wcrypto "github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/signer"
 	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/wss"
@@ -149,7 +149,7 @@ func buildBench(tb testing.TB, dir string) (*benchSet, error) {
 	p.Replay = "off"
 	p.Trust.CAFiles = []string{keys.ca}
 	p.DecryptionKeys = []config.KeyFiles{{CertFile: keys.serverCert, KeyFile: keys.serverKey}}
-	if bs.policy, err = wss.Compile("bench", p, nil, wcrypto.ReloadOptions{}); err != nil {
+	if bs.policy, err = wss.Compile("bench", p, nil, reload.Options{}); err != nil {
 		return nil, err
 	}
 

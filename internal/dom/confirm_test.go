@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/config"
-	wcrypto "github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/signer"
 	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/wss"
@@ -34,7 +34,7 @@ func newConfFixture(t testing.TB) *confFixture {
 	pc.Replay = "off"
 	pc.Trust.CAFiles = []string{ca.WriteCert(t, dir)}
 	pc.DecryptionKeys = []config.KeyFiles{{CertFile: f.client.CertFile, KeyFile: f.client.KeyFile}}
-	p, err := wss.Compile("confirm", pc, nil, wcrypto.ReloadOptions{})
+	p, err := wss.Compile("confirm", pc, nil, reload.Options{})
 	require.NoError(t, err)
 	f.p = p
 	return f

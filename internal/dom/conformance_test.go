@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/config"
-	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/testvectors"
 	"github.com/wssgw/wssgw/internal/wss"
 )
@@ -168,12 +168,12 @@ func buildConformancePolicies() (conformancePolicies, error) {
 		}
 		p.DecryptionKeys = append(p.DecryptionKeys, config.KeyFiles{PKCS12File: v(k.p12), PasswordFile: f})
 	}
-	def, err := wss.Compile("xmlsec", p, nil, crypto.ReloadOptions{})
+	def, err := wss.Compile("xmlsec", p, nil, reload.Options{})
 	if err != nil {
 		return conformancePolicies{}, err
 	}
 	p.Algorithms.Legacy = config.Legacy{SHA1: true, CBC: true, RSA15: true, InclusiveC14N: true}
-	legacy, err := wss.Compile("xmlsec-legacy", p, nil, crypto.ReloadOptions{})
+	legacy, err := wss.Compile("xmlsec-legacy", p, nil, reload.Options{})
 	if err != nil {
 		return conformancePolicies{}, err
 	}

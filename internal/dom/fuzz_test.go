@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/wssgw/wssgw/internal/config"
-	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/wss"
 )
 
@@ -48,7 +48,7 @@ func fuzzSeeds(f *testing.F) (time.Time, *wss.Policy) {
 	f.Helper()
 	if errVectors != nil {
 		f.Add([]byte(`<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body/></s:Envelope>`))
-		p, err := wss.Compile("fuzz", config.DefaultPolicy(), nil, crypto.ReloadOptions{})
+		p, err := wss.Compile("fuzz", config.DefaultPolicy(), nil, reload.Options{})
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wssgw/wssgw/internal/config"
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
@@ -35,7 +36,7 @@ func newHostileSet(tb testing.TB) *hostileSet {
 	cp.Replay = "off"
 	cp.Trust.CAFiles = []string{ca.WriteCert(tb, dir)}
 	cp.DecryptionKeys = []config.KeyFiles{{CertFile: gw.CertFile, KeyFile: gw.KeyFile}}
-	p, err := wss.Compile("hostile", cp, nil, wcrypto.ReloadOptions{})
+	p, err := wss.Compile("hostile", cp, nil, reload.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

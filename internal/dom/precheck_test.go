@@ -16,6 +16,7 @@ import (
 
 	"github.com/wssgw/wssgw/internal/config"
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/signer"
 	"github.com/wssgw/wssgw/internal/wss"
 )
@@ -74,7 +75,7 @@ func (h *hostileSet) compile(t *testing.T, mutate func(*config.Policy)) *wss.Pol
 	t.Helper()
 	cp := h.policy.Config
 	mutate(&cp)
-	p, err := wss.Compile("hostile", cp, nil, wcrypto.ReloadOptions{})
+	p, err := wss.Compile("hostile", cp, nil, reload.Options{})
 	require.NoError(t, err)
 	return p
 }

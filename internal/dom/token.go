@@ -8,7 +8,7 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/trust"
 	"github.com/wssgw/wssgw/internal/wss"
 )
 
@@ -244,7 +244,7 @@ func (m *message) bst(t int) ([]*x509.Certificate, error) {
 
 // trusted turns a token reference into a verified signer: the leaf is found
 // (carried or looked up) and then validated by the trust store.
-func (m *message) trusted(ref *tokenRef) (*crypto.Identity, error) {
+func (m *message) trusted(ref *tokenRef) (*trust.Identity, error) {
 	ts := m.p.Trust()
 	if ts == nil {
 		return nil, wss.Failf(wss.ReasonUntrusted, "policy trusts no signer")
@@ -257,15 +257,15 @@ func (m *message) trusted(ref *tokenRef) (*crypto.Identity, error) {
 	if len(ref.certs) > 1 {
 		inter = ref.certs[1:]
 	}
-	id, err := ts.Verify(leaf, inter, m.now, crypto.PurposeSigning)
+	id, err := ts.Verify(leaf, inter, m.now, trust.PurposeSigning)
 	if err != nil {
-		return nil, wss.Wrap(wss.ReasonUntrusted, err, "signer %s", crypto.Reason(err))
+		return nil, wss.Wrap(wss.ReasonUntrusted, err, "signer %s", trust.Reason(err))
 	}
 	return id, nil
 }
 
 // leaf finds the certificate a reference names.
-func (m *message) leaf(ref *tokenRef, ix *crypto.Index) (*x509.Certificate, error) {
+func (m *message) leaf(ref *tokenRef, ix *trust.Index) (*x509.Certificate, error) {
 	var (
 		c   *x509.Certificate
 		err error
@@ -317,14 +317,14 @@ func refMatches(ref *tokenRef, c *x509.Certificate) bool {
 		// Every lookup key present must name c (an X509Data may hold
 		// both an X509IssuerSerial and an X509SKI).
 		if ref.serial != nil {
-			want, err1 := crypto.ParseDN(ref.issuer)
-			got, err2 := crypto.DNFromRaw(c.RawIssuer)
+			want, err1 := trust.ParseDN(ref.issuer)
+			got, err2 := trust.DNFromRaw(c.RawIssuer)
 			if err1 != nil || err2 != nil || !want.Equal(got) || c.SerialNumber.Cmp(ref.serial) != 0 {
 				return false
 			}
 		}
 		if ref.ski != nil {
-			ski, err := crypto.ComputeSKI(c)
+			ski, err := trust.ComputeSKI(c)
 			if !(err == nil && bytes.Equal(ski, ref.ski)) && !(len(c.SubjectKeyId) > 0 && bytes.Equal(c.SubjectKeyId, ref.ski)) {
 				return false
 			}

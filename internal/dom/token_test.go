@@ -16,8 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/config"
-	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/testpki"
+	"github.com/wssgw/wssgw/internal/trust"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
@@ -54,7 +55,7 @@ func TestX509DataLookupKeys(t *testing.T) {
 	ca := testpki.NewCA(t, "X509Data CA")
 	a := ca.IssueRSA(t, dir, "a")
 	b := ca.IssueRSA(t, dir, "b")
-	ix := crypto.NewIndex([]*x509.Certificate{a.Cert, b.Cert})
+	ix := trust.NewIndex([]*x509.Certificate{a.Cert, b.Cert})
 
 	serial := func(l *testpki.Leaf) string {
 		return fmt.Sprintf(`<ds:X509IssuerSerial><ds:X509IssuerName>CN=X509Data CA</ds:X509IssuerName><ds:X509SerialNumber>%s</ds:X509SerialNumber></ds:X509IssuerSerial>`, l.Cert.SerialNumber)
@@ -164,7 +165,7 @@ func TestPasswordTextNonce(t *testing.T) {
 	cp.Require = []string{config.RequireUsernameToken}
 	cp.UsernameToken.CredentialsFile = users
 	cp.UsernameToken.AllowPasswordText = true
-	p, err := wss.Compile("text", cp, &memStore{seen: map[string]bool{}}, crypto.ReloadOptions{})
+	p, err := wss.Compile("text", cp, &memStore{seen: map[string]bool{}}, reload.Options{})
 	require.NoError(t, err)
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	msg := func(nonce string) []byte {

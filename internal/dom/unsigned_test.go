@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/config"
-	wcrypto "github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/signer"
 	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/wss"
@@ -29,7 +29,7 @@ func signedWithTo(t *testing.T) ([]byte, *wss.Policy) {
 	pc := config.DefaultPolicy()
 	pc.Replay = "off"
 	pc.Trust.CAFiles = []string{ca.WriteCert(t, dir)}
-	p, err := wss.Compile("unsigned", pc, nil, wcrypto.ReloadOptions{})
+	p, err := wss.Compile("unsigned", pc, nil, reload.Options{})
 	require.NoError(t, err)
 	o := signer.DefaultOptions()
 	o.Signer, o.Certificate = leaf.Key, leaf.Cert

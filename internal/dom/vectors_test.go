@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/config"
-	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/testvectors"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
@@ -38,7 +38,7 @@ func vectorPolicy(t testing.TB, mutate func(*config.Policy)) *wss.Policy {
 	if mutate != nil {
 		mutate(&p)
 	}
-	cp, err := wss.Compile("vectors", p, nil, crypto.ReloadOptions{})
+	cp, err := wss.Compile("vectors", p, nil, reload.Options{})
 	require.NoError(t, err)
 	return cp
 }

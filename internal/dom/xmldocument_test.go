@@ -13,7 +13,7 @@ import (
 
 	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/config"
-	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/testvectors"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
@@ -103,7 +103,7 @@ func TestDecryptDocument(t *testing.T) {
 				PasswordFile: pwFile,
 			}}
 		}
-		cp, err := wss.Compile("interop", p, nil, crypto.ReloadOptions{})
+		cp, err := wss.Compile("interop", p, nil, reload.Options{})
 		require.NoError(t, err)
 		return cp
 	}

@@ -10,10 +10,11 @@ import (
 	"strings"
 
 	"github.com/wssgw/wssgw/internal/config"
-	"github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/replay"
 	"github.com/wssgw/wssgw/internal/template"
+	"github.com/wssgw/wssgw/internal/trust"
 	"github.com/wssgw/wssgw/internal/wss"
 )
 
@@ -51,7 +52,7 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*pol
 	for _, r := range wss.Reasons() {
 		reasons = append(reasons, r.String())
 	}
-	ro := crypto.ReloadOptions{Logger: log}
+	ro := reload.Options{Logger: log}
 	for name := range used {
 		p, err := wss.Compile(name, cfg.Policies[name], store, ro)
 		if err != nil {
@@ -94,7 +95,7 @@ func policyCertificates(p *wss.Policy) metrics.CertificateSource {
 }
 
 // ocspSource reports a policy's OCSP cache to the metrics at scrape time.
-func ocspSource(o *crypto.OCSPChecker) metrics.OCSPSource {
+func ocspSource(o *trust.OCSPChecker) metrics.OCSPSource {
 	return func() (map[string]int, float64) {
 		st := o.Stats()
 		return st.ByStatus, st.Oldest.Seconds()

@@ -16,6 +16,7 @@ import (
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/signer"
 	"github.com/wssgw/wssgw/internal/soap"
 	"github.com/wssgw/wssgw/internal/xmlscan"
@@ -26,7 +27,7 @@ import (
 // streamed for MTOM/SwA packages (§6).
 type responder struct {
 	cfg     config.Responses
-	key     *crypto.Reloader[crypto.KeyPair]
+	key     *reload.Reloader[crypto.KeyPair]
 	gate    *xmlscan.Scanner
 	log     *slog.Logger
 	metrics *metrics.Metrics
@@ -56,7 +57,7 @@ func newResponder(ctx context.Context, policy string, cfg config.Responses, limi
 	if err != nil {
 		return nil, fmt.Errorf("gateway: policy %s: %w", policy, err)
 	}
-	key, err := crypto.NewKeySource("policies."+policy+".responses", cfg.KeyOptions(), crypto.ReloadOptions{Logger: log})
+	key, err := reload.NewKeySource("policies."+policy+".responses", cfg.KeyOptions(), reload.Options{Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("gateway: policy %s: %w", policy, err)
 	}

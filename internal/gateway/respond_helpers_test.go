@@ -18,9 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/config"
-	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/dom"
 	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/signer"
 	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/wss"
@@ -103,7 +103,7 @@ func responseVerifier(t *testing.T, k *signingPKI) func(msg []byte) (*wss.Result
 	p.Trust.CAFiles = []string{k.caFile}
 	p.Trust.KnownCertFiles = []string{k.gateway.CertFile} // for issuer-serial references
 	p.DecryptionKeys = []config.KeyFiles{{CertFile: k.partner.CertFile, KeyFile: k.partner.KeyFile}}
-	pol, err := wss.Compile("client", p, nil, wcrypto.ReloadOptions{})
+	pol, err := wss.Compile("client", p, nil, reload.Options{})
 	require.NoError(t, err)
 	e, err := dom.New(xmlscan.DefaultConfig())
 	require.NoError(t, err)

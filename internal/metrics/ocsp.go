@@ -7,7 +7,7 @@ import (
 )
 
 // Values of the result label of OCSP fetches (the same strings as the
-// crypto package's OCSP results; metrics does not import crypto).
+// trust package's OCSP results; metrics does not import trust).
 const (
 	OCSPGood    = "good"
 	OCSPRevoked = "revoked"

@@ -7,8 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/trust"
 )
 
 func TestOCSP(t *testing.T) {
@@ -37,6 +36,6 @@ wssgw_ocsp_oldest_response_age_seconds{policy="partner"} 42
 // TestOCSPLabelsMatchCrypto: the label values are the strings the crypto
 // package reports (metrics keeps its own copy so that it imports nothing).
 func TestOCSPLabelsMatchCrypto(t *testing.T) {
-	assert.Equal(t, []string{crypto.OCSPGood, crypto.OCSPRevoked, crypto.OCSPUnknown, crypto.OCSPError}, OCSPFetchResults())
-	assert.Equal(t, []string{crypto.OCSPGood, crypto.OCSPRevoked, crypto.OCSPUnknown, crypto.OCSPStale, crypto.OCSPMissing}, OCSPStatuses())
+	assert.Equal(t, []string{trust.OCSPGood, trust.OCSPRevoked, trust.OCSPUnknown, trust.OCSPError}, OCSPFetchResults())
+	assert.Equal(t, []string{trust.OCSPGood, trust.OCSPRevoked, trust.OCSPUnknown, trust.OCSPStale, trust.OCSPMissing}, OCSPStatuses())
 }

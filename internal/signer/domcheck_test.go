@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/config"
-	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/dom"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
@@ -31,7 +31,7 @@ func newDOMVerifier(t testing.TB, p *pki) *domVerifier {
 	// References other than a BST name a certificate the verifier knows.
 	cp.Trust.KnownCertFiles = []string{p.rsa.CertFile, p.ec.CertFile, p.p384.CertFile, p.ed25519.CertFile}
 	cp.DecryptionKeys = []config.KeyFiles{{CertFile: p.server.CertFile, KeyFile: p.server.KeyFile}}
-	pol, err := wss.Compile("responses", cp, nil, wcrypto.ReloadOptions{})
+	pol, err := wss.Compile("responses", cp, nil, reload.Options{})
 	require.NoError(t, err)
 	sc := xmlscan.DefaultConfig()
 	sc.Limits.MaxBytes = 512 << 20

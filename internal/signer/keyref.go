@@ -5,7 +5,7 @@ import (
 	"crypto/x509"
 	"fmt"
 
-	wcrypto "github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/trust"
 )
 
 // tokenRef writes the content of a wsse:SecurityTokenReference naming cert
@@ -38,7 +38,7 @@ func tokenRef(b *buf, mode string, cert *x509.Certificate, bstID string) error {
 			// RFC 3280 §4.2.1.2 method (1), as WSS4J computes it for
 			// certificates without the extension.
 			var err error
-			if ski, err = wcrypto.ComputeSKI(cert); err != nil {
+			if ski, err = trust.ComputeSKI(cert); err != nil {
 				return fmt.Errorf("%w: %w", ErrKey, err)
 			}
 		}
@@ -68,7 +68,7 @@ func keyIdentifier(b *buf, valueType string, v []byte) {
 // issuerName formats the issuer in RFC 4514 order (most specific RDN
 // first), as Java's X500Principal.getName() prints it for WSS4J.
 func issuerName(c *x509.Certificate) string {
-	if dn, err := wcrypto.DNFromRaw(c.RawIssuer); err == nil {
+	if dn, err := trust.DNFromRaw(c.RawIssuer); err == nil {
 		return dn.String()
 	}
 	return c.Issuer.String()

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/config"
-	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/dom"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/signer"
 	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/wss"
@@ -46,7 +46,7 @@ func newFixture(t testing.TB, mutate func(*config.Policy), o Options) *fixture {
 		mutate(&p)
 	}
 	var err error
-	f.policy, err = wss.Compile("test", p, nil, wcrypto.ReloadOptions{})
+	f.policy, err = wss.Compile("test", p, nil, reload.Options{})
 	require.NoError(t, err)
 	f.dom, err = dom.New(xmlscan.DefaultConfig())
 	require.NoError(t, err)

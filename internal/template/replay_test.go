@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/config"
-	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/replay"
 	"github.com/wssgw/wssgw/internal/signer"
 	"github.com/wssgw/wssgw/internal/wss"
@@ -30,7 +30,7 @@ func replayFixture(t *testing.T) *fixture {
 	c := *cp
 	c.Replay = config.DefaultPolicy().Replay
 	var err error
-	f.policy, err = wss.Compile("test", c, replay.NewMemory(replay.MemoryOptions{}), wcrypto.ReloadOptions{})
+	f.policy, err = wss.Compile("test", c, replay.NewMemory(replay.MemoryOptions{}), reload.Options{})
 	require.NoError(t, err)
 	f.store = NewStore(f.policy, testOptions(), nil)
 	f.engine, err = New(f.dom, xmlscan.DefaultConfig(), f.store, nil)

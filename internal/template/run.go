@@ -9,6 +9,7 @@ import (
 
 	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/trust"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
@@ -300,7 +301,7 @@ func (r *run) keySize(n, bits int) {
 }
 
 // signer resolves and validates the signing certificate.
-func (r *run) signer(st *sigStep) (*crypto.Identity, error) {
+func (r *run) signer(st *sigStep) (*trust.Identity, error) {
 	ts := r.p.Trust()
 	if ts == nil {
 		return nil, wss.Failf(wss.ReasonUntrusted, "policy trusts no signer")
@@ -316,9 +317,9 @@ func (r *run) signer(st *sigStep) (*crypto.Identity, error) {
 		// certificate now.
 		return nil, &fallback{"trust store reloaded"}
 	}
-	id, err := ts.Verify(leaf, nil, r.now, crypto.PurposeSigning)
+	id, err := ts.Verify(leaf, nil, r.now, trust.PurposeSigning)
 	if err != nil {
-		return nil, wss.Wrap(wss.ReasonUntrusted, err, "signer %s", crypto.Reason(err))
+		return nil, wss.Wrap(wss.ReasonUntrusted, err, "signer %s", trust.Reason(err))
 	}
 	return id, nil
 }

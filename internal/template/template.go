@@ -5,8 +5,8 @@ import (
 	"encoding/xml"
 	"sync/atomic"
 
-	"github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/trust"
 	"github.com/wssgw/wssgw/internal/wss"
 )
 
@@ -120,8 +120,8 @@ type sigStep struct {
 	bst          int // slot of the BinarySecurityToken holding the key, -1
 	token        anchor
 	hasToken     bool
-	leaf         *x509.Certificate  // the looked-up signer, when bst < 0
-	trust        *crypto.TrustStore // the store the lookup was made in
+	leaf         *x509.Certificate // the looked-up signer, when bst < 0
+	trust        *trust.Store      // the store the lookup was made in
 	refs         []refStep
 }
 

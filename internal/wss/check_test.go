@@ -23,6 +23,8 @@ import (
 
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/reload"
+	"github.com/wssgw/wssgw/internal/trust"
 )
 
 type fakeStore struct {
@@ -51,7 +53,7 @@ func signed() *Result {
 		Timestamp: &Timestamp{Start: 50, Created: time.Unix(1000, 0)},
 		Headers:   []Part{{Name: wsaTo, Start: 30}},
 		Signatures: []Signature{{
-			Signer:  &crypto.Identity{Subject: "CN=partner", SHA256: "ab"},
+			Signer:  &trust.Identity{Subject: "CN=partner", SHA256: "ab"},
 			Covered: []int{100, 50, 30},
 		}},
 	}
@@ -113,7 +115,7 @@ func TestCheck(t *testing.T) {
 			if tc.policy != nil {
 				tc.policy(&cp)
 			}
-			p, err := Compile("p", cp, &fakeStore{seen: map[string]bool{}}, crypto.ReloadOptions{})
+			p, err := Compile("p", cp, &fakeStore{seen: map[string]bool{}}, reload.Options{})
 			require.NoError(t, err)
 			r := signed()
 			if tc.result != nil {
@@ -133,7 +135,7 @@ func TestCheck(t *testing.T) {
 func TestCheckReplay(t *testing.T) {
 	now := time.Unix(1001, 0)
 	store := &fakeStore{seen: map[string]bool{}}
-	p, err := Compile("p", config.DefaultPolicy(), store, crypto.ReloadOptions{})
+	p, err := Compile("p", config.DefaultPolicy(), store, reload.Options{})
 	require.NoError(t, err)
 	require.NoError(t, p.Check(context.Background(), signed(), now))
 	err = p.Check(context.Background(), signed(), now)
@@ -151,7 +153,7 @@ func TestCheckReplay(t *testing.T) {
 
 	off := config.DefaultPolicy()
 	off.Replay = "off"
-	p, err = Compile("p", off, store, crypto.ReloadOptions{})
+	p, err = Compile("p", off, store, reload.Options{})
 	require.NoError(t, err)
 	require.NoError(t, p.Check(context.Background(), signed(), now), "replay off does not consult the store")
 }
@@ -163,7 +165,7 @@ func TestCheckReplay(t *testing.T) {
 func TestReplayKeyIgnoresToken(t *testing.T) {
 	now := time.Unix(1001, 0)
 	store := &fakeStore{seen: map[string]bool{}}
-	p, err := Compile("p", config.DefaultPolicy(), store, crypto.ReloadOptions{})
+	p, err := Compile("p", config.DefaultPolicy(), store, reload.Options{})
 	require.NoError(t, err)
 	first := signed()
 	first.Signatures[0].SignatureValue = []byte("value")
@@ -171,7 +173,7 @@ func TestReplayKeyIgnoresToken(t *testing.T) {
 
 	swapped := signed()
 	swapped.Signatures[0].SignatureValue = []byte("value")
-	swapped.Signatures[0].Signer = &crypto.Identity{Subject: "CN=partner renewed", SHA256: "cd"}
+	swapped.Signatures[0].Signer = &trust.Identity{Subject: "CN=partner renewed", SHA256: "cd"}
 	swapped.Signatures[0].KeyReference = KeyRefIssuerSerial
 	err = p.Check(context.Background(), swapped, now)
 	assert.Equal(t, ReasonReplay, reasonOf(err), "a certificate swap is a replay: %v", err)
@@ -204,7 +206,7 @@ func TestReplayExpiry(t *testing.T) {
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
-			p, err := Compile("p", cp, nil, crypto.ReloadOptions{})
+			p, err := Compile("p", cp, nil, reload.Options{})
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, p.replayExpiry(&Result{Timestamp: tc.ts}, now))
 		})
@@ -212,14 +214,14 @@ func TestReplayExpiry(t *testing.T) {
 	t.Run("ok/zero-window", func(t *testing.T) {
 		z := cp
 		z.Timestamp.MaxAge, z.Timestamp.FutureSkew = 0, 0
-		p, err := Compile("p", z, nil, crypto.ReloadOptions{})
+		p, err := Compile("p", z, nil, reload.Options{})
 		require.NoError(t, err)
 		assert.Equal(t, now.Add(time.Second), p.replayExpiry(&Result{Timestamp: &Timestamp{Created: now, Expires: far}}, now))
 	})
 	t.Run("ok/huge-durations-saturate", func(t *testing.T) {
 		h := cp
 		h.Timestamp.MaxAge, h.Timestamp.FutureSkew = math.MaxInt64-1, math.MaxInt64-1
-		p, err := Compile("p", h, nil, crypto.ReloadOptions{})
+		p, err := Compile("p", h, nil, reload.Options{})
 		require.NoError(t, err)
 		assert.True(t, p.replayExpiry(&Result{}, now).After(now), "no wrap-around to the past")
 	})
@@ -239,7 +241,7 @@ func TestSignatureReplayKeyECDSA(t *testing.T) {
 	raw := func(s *big.Int) []byte {
 		return append(r.FillBytes(make([]byte, 32)), s.FillBytes(make([]byte, 32))...)
 	}
-	id := &crypto.Identity{Certificate: &x509.Certificate{PublicKey: &key.PublicKey}}
+	id := &trust.Identity{Certificate: &x509.Certificate{PublicKey: &key.PublicKey}}
 	a := Signature{Signer: id, SignedInfoDigest: digest, SignatureValue: raw(s)}
 	b := Signature{Signer: id, SignedInfoDigest: digest, SignatureValue: raw(flipped)}
 	assert.Equal(t, signatureReplayKey(&a), signatureReplayKey(&b))
@@ -282,7 +284,7 @@ func TestReasons(t *testing.T) {
 }
 
 func TestAllows(t *testing.T) {
-	p, err := Compile("p", config.DefaultPolicy(), nil, crypto.ReloadOptions{})
+	p, err := Compile("p", config.DefaultPolicy(), nil, reload.Options{})
 	require.NoError(t, err)
 	assert.True(t, p.Allows(UseSignature, crypto.AlgRSASHA256))
 	assert.True(t, p.Allows(UseC14N, "http://www.w3.org/2001/10/xml-exc-c14n#"))
@@ -293,7 +295,7 @@ func TestAllows(t *testing.T) {
 
 	legacy := config.DefaultPolicy()
 	legacy.Algorithms.Legacy = config.Legacy{SHA1: true, CBC: true, InclusiveC14N: true}
-	p, err = Compile("p", legacy, nil, crypto.ReloadOptions{})
+	p, err = Compile("p", legacy, nil, reload.Options{})
 	require.NoError(t, err)
 	assert.True(t, p.Allows(UseSignature, crypto.AlgRSASHA1))
 	assert.True(t, p.Allows(UseData, crypto.AlgAES128CBC))
@@ -302,6 +304,6 @@ func TestAllows(t *testing.T) {
 
 	bad := config.DefaultPolicy()
 	bad.Algorithms.Allow = []string{"urn:not-an-algorithm"}
-	_, err = Compile("p", bad, nil, crypto.ReloadOptions{})
+	_, err = Compile("p", bad, nil, reload.Options{})
 	assert.Error(t, err)
 }

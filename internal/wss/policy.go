@@ -9,6 +9,8 @@ import (
 	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/reload"
+	"github.com/wssgw/wssgw/internal/trust"
 )
 
 // ReplayStore records message keys for a bounded time (see internal/replay).
@@ -26,9 +28,9 @@ type Policy struct {
 	Signed, Encrypted []xml.Name
 	algorithms        *crypto.AllowList // each URI bound to its class
 	c14n              map[string]bool
-	trust             *crypto.Reloader[crypto.TrustStore]
-	ocsp              *crypto.OCSPChecker // nil unless trust.ocsp.enabled; outlives trust reloads
-	keys              []*crypto.Reloader[crypto.KeyPair]
+	trust             *reload.Reloader[trust.Store]
+	ocsp              *trust.OCSPChecker // nil unless trust.ocsp.enabled; outlives trust reloads
+	keys              []*reload.Reloader[crypto.KeyPair]
 	users             *Credentials
 	replay            ReplayStore
 	unsignedRule      unsignedRule // unsignedHeaders and unsignedAllow (unsigned.go)
@@ -46,7 +48,7 @@ var (
 )
 
 // Compile builds the runtime policy. store may be nil when replay is off.
-func Compile(name string, p config.Policy, store ReplayStore, ro crypto.ReloadOptions) (*Policy, error) {
+func Compile(name string, p config.Policy, store ReplayStore, ro reload.Options) (*Policy, error) {
 	algs, err := allowList(p.Algorithms)
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", name, err)
@@ -64,17 +66,17 @@ func Compile(name string, p config.Policy, store ReplayStore, ro crypto.ReloadOp
 		if t.OCSP.Enabled {
 			o := t.OCSP.Options()
 			o.Logger = ro.Logger
-			cp.ocsp = crypto.NewOCSPChecker(o)
+			cp.ocsp = trust.NewOCSPChecker(o)
 			opts.OCSP = cp.ocsp
 		}
-		r, err := crypto.NewTrustSource("policies."+name+".trust", opts, ro)
+		r, err := reload.NewTrustSource("policies."+name+".trust", opts, ro)
 		if err != nil {
 			return nil, fmt.Errorf("policy %s: %w", name, err)
 		}
 		cp.trust = r
 	}
 	for i, k := range p.DecryptionKeys {
-		r, err := crypto.NewKeySource(fmt.Sprintf("policies.%s.decryptionKeys[%d]", name, i), k.Options(), ro)
+		r, err := reload.NewKeySource(fmt.Sprintf("policies.%s.decryptionKeys[%d]", name, i), k.Options(), ro)
 		if err != nil {
 			return nil, fmt.Errorf("policy %s: %w", name, err)
 		}
@@ -169,7 +171,7 @@ func (p *Policy) Allows(kind, uri string) bool {
 }
 
 // Trust returns the current trust store, or nil when none is configured.
-func (p *Policy) Trust() *crypto.TrustStore {
+func (p *Policy) Trust() *trust.Store {
 	if p.trust == nil {
 		return nil
 	}
@@ -177,7 +179,7 @@ func (p *Policy) Trust() *crypto.TrustStore {
 }
 
 // OCSP returns the policy's OCSP checker, or nil when OCSP is off.
-func (p *Policy) OCSP() *crypto.OCSPChecker { return p.ocsp }
+func (p *Policy) OCSP() *trust.OCSPChecker { return p.ocsp }
 
 // DecryptionKeys returns the current decryption key pairs.
 func (p *Policy) DecryptionKeys() []*crypto.KeyPair {

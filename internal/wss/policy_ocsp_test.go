@@ -13,8 +13,9 @@ import (
 	"golang.org/x/crypto/ocsp"
 
 	"github.com/wssgw/wssgw/internal/config"
-	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/testpki"
+	"github.com/wssgw/wssgw/internal/trust"
 )
 
 // TestPolicyOCSP: trust.ocsp.enabled gives the policy a checker that Run
@@ -40,20 +41,20 @@ func TestPolicyOCSP(t *testing.T) {
 	p := config.DefaultPolicy()
 	p.Trust.CAFiles = []string{ca.WriteCert(t, dir)}
 	p.Trust.OCSP.Enabled, p.Trust.OCSP.ResponderURL = true, responder.URL
-	cp, err := Compile("p", p, nil, crypto.ReloadOptions{Interval: 10 * time.Millisecond})
+	cp, err := Compile("p", p, nil, reload.Options{Interval: 10 * time.Millisecond})
 	require.NoError(t, err)
 	require.NotNil(t, cp.OCSP())
 	results := make(chan string, 100)
 	cp.OCSP().Observe(func(r string) { results <- r })
 
-	_, err = cp.Trust().Verify(leaf.Cert, nil, time.Now(), crypto.PurposeSigning)
-	require.ErrorIs(t, err, crypto.ErrOCSP, "cold cache, onUnknown: reject")
+	_, err = cp.Trust().Verify(leaf.Cert, nil, time.Now(), trust.PurposeSigning)
+	require.ErrorIs(t, err, trust.ErrOCSP, "cold cache, onUnknown: reject")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cp.Run(ctx)
 	<-fetches
 	require.Eventually(t, func() bool {
-		_, err := cp.Trust().Verify(leaf.Cert, nil, time.Now(), crypto.PurposeSigning)
+		_, err := cp.Trust().Verify(leaf.Cert, nil, time.Now(), trust.PurposeSigning)
 		return err == nil
 	}, 5*time.Second, 10*time.Millisecond)
 
@@ -61,9 +62,9 @@ func TestPolicyOCSP(t *testing.T) {
 	later := time.Now().Add(time.Second)
 	require.NoError(t, os.Chtimes(p.Trust.CAFiles[0], later, later))
 	require.Eventually(t, func() bool { return cp.Trust() != old }, 5*time.Second, 10*time.Millisecond, "trust reloaded")
-	_, err = cp.Trust().Verify(leaf.Cert, nil, time.Now(), crypto.PurposeSigning)
+	_, err = cp.Trust().Verify(leaf.Cert, nil, time.Now(), trust.PurposeSigning)
 	require.NoError(t, err, "the reloaded store asks the same, warm checker")
-	assert.Equal(t, crypto.OCSPGood, <-results)
+	assert.Equal(t, trust.OCSPGood, <-results)
 }
 
 func TestPolicyWithoutOCSP(t *testing.T) {
@@ -71,7 +72,7 @@ func TestPolicyWithoutOCSP(t *testing.T) {
 	ca := testpki.NewCA(t, "CA")
 	p := config.DefaultPolicy()
 	p.Trust.CAFiles = []string{ca.WriteCert(t, dir)}
-	cp, err := Compile("p", p, nil, crypto.ReloadOptions{})
+	cp, err := Compile("p", p, nil, reload.Options{})
 	require.NoError(t, err)
 	assert.Nil(t, cp.OCSP())
 }

@@ -4,8 +4,8 @@ import (
 	"encoding/xml"
 	"time"
 
-	"github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/trust"
 )
 
 // Result is what an engine proved about one message. Element positions are
@@ -127,7 +127,7 @@ const (
 type Signature struct {
 	// Signer is the trusted identity; nil for an HMAC signature whose key
 	// came from an EncryptedKey (then SignerOf names no one).
-	Signer       *crypto.Identity
+	Signer       *trust.Identity
 	KeyReference string
 	Method       string // SignatureMethod URI
 	C14N         string // CanonicalizationMethod URI
@@ -236,7 +236,7 @@ func (r *Result) DecryptedAt(start int) bool {
 
 // Signer returns the identity of the first signature with a trusted X.509
 // signer, or nil.
-func (r *Result) Signer() *crypto.Identity {
+func (r *Result) Signer() *trust.Identity {
 	for _, s := range r.Signatures {
 		if s.Signer != nil {
 			return s.Signer

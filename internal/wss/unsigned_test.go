@@ -11,7 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/config"
-	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/reload"
+	"github.com/wssgw/wssgw/internal/trust"
 )
 
 // unsignedDoc has our Security header (S), a signed header block (t:To),
@@ -48,7 +49,7 @@ func unsignedResult(t *testing.T) *Result {
 		Headers:    []Part{{Name: nameTo, Start: to[0], End: to[1]}, {Name: nameAdmin, Start: admin[0], End: admin[1]}},
 		Attributes: []Attribute{{Name: nameX, Span: span(t, ` a:x="1"`)}, {Name: nameRole, Span: span(t, "\n\ty:role=\"admin\"")}},
 		Comments:   [][2]int{span(t, `<!--c-->`), span(t, `<!--d-->`)},
-		Signatures: []Signature{{Signer: &crypto.Identity{Subject: "CN=partner"}, Covered: []int{to[0], body}}},
+		Signatures: []Signature{{Signer: &trust.Identity{Subject: "CN=partner"}, Covered: []int{to[0], body}}},
 	}
 }
 
@@ -59,7 +60,7 @@ func unsignedPolicy(t *testing.T, mutate func(*config.Policy)) *Policy {
 	if mutate != nil {
 		mutate(&cp)
 	}
-	p, err := Compile("p", cp, &fakeStore{seen: map[string]bool{}}, crypto.ReloadOptions{})
+	p, err := Compile("p", cp, &fakeStore{seen: map[string]bool{}}, reload.Options{})
 	require.NoError(t, err)
 	return p
 }
@@ -220,7 +221,7 @@ func TestCheckUnsigned(t *testing.T) {
 			if tc.policy != nil {
 				tc.policy(&cp)
 			}
-			p, err := Compile("p", cp, store, crypto.ReloadOptions{})
+			p, err := Compile("p", cp, store, reload.Options{})
 			require.NoError(t, err)
 			r := unsignedResult(t)
 			if tc.result != nil {

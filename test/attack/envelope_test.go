@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/config"
-	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/dom"
 	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/replay"
 	"github.com/wssgw/wssgw/internal/signer"
 	"github.com/wssgw/wssgw/internal/template"
@@ -87,7 +87,7 @@ func (s *signedMessages) engines(t *testing.T, extra map[string]any) *engines {
 		require.NoError(t, err)
 		require.NoError(t, d.Decode(extra), "policy keys %v", extra)
 	}
-	pol, err := wss.Compile("attack", p, nil, wcrypto.ReloadOptions{})
+	pol, err := wss.Compile("attack", p, nil, reload.Options{})
 	require.NoError(t, err)
 	d, err := dom.New(xmlscan.DefaultConfig())
 	require.NoError(t, err)
@@ -345,7 +345,7 @@ func (s *signedMessages) enginesWithReplay(t *testing.T) *engines {
 	t.Helper()
 	p := config.DefaultPolicy()
 	p.Trust.CAFiles = []string{s.ca}
-	pol, err := wss.Compile("attack", p, replay.NewMemory(replay.MemoryOptions{Clock: func() time.Time { return s.now }}), wcrypto.ReloadOptions{})
+	pol, err := wss.Compile("attack", p, replay.NewMemory(replay.MemoryOptions{Clock: func() time.Time { return s.now }}), reload.Options{})
 	require.NoError(t, err)
 	d, err := dom.New(xmlscan.DefaultConfig())
 	require.NoError(t, err)

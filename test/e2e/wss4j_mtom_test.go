@@ -17,9 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/config"
-	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/dom"
 	"github.com/wssgw/wssgw/internal/mime"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/soap"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
@@ -212,7 +212,7 @@ func w4mPolicy(t *testing.T, pki *partnerPKI) *wss.Policy {
 	p.Replay = "off"
 	p.Trust.CAFiles = []string{pki.ca}
 	p.DecryptionKeys = []config.KeyFiles{{CertFile: pki.server.CertFile, KeyFile: pki.server.KeyFile}}
-	cp, err := wss.Compile("mtom", p, nil, wcrypto.ReloadOptions{})
+	cp, err := wss.Compile("mtom", p, nil, reload.Options{})
 	require.NoError(t, err)
 	return cp
 }

@@ -19,7 +19,9 @@ import (
 
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/signer"
+	"github.com/wssgw/wssgw/internal/trust"
 	"github.com/wssgw/wssgw/internal/wss"
 )
 
@@ -67,7 +69,7 @@ func Policy(name string, p config.Policy, o *signer.Options, note func(format st
 	// The algorithm allow-list, from the policy without its key material.
 	shell := p
 	shell.Trust, shell.DecryptionKeys, shell.UsernameToken.CredentialsFile = config.Trust{}, nil, ""
-	cp, err := wss.Compile(name, shell, nil, crypto.ReloadOptions{})
+	cp, err := wss.Compile(name, shell, nil, reload.Options{})
 	if err != nil {
 		return err
 	}
@@ -125,7 +127,7 @@ func checkSignerTrust(p config.Policy, o *signer.Options, note func(string, ...a
 		}
 		return
 	}
-	ts, err := crypto.NewTrustStore(t.TrustOptions())
+	ts, err := trust.NewStore(t.TrustOptions())
 	if err != nil {
 		note("cannot load the policy's trust settings: %v", err)
 		return
@@ -134,7 +136,7 @@ func checkSignerTrust(p config.Policy, o *signer.Options, note func(string, ...a
 	if len(o.Chain) > 1 {
 		inter = o.Chain[1:]
 	}
-	if _, err := ts.Verify(o.Certificate, inter, time.Now(), crypto.PurposeSigning); err != nil {
+	if _, err := ts.Verify(o.Certificate, inter, time.Now(), trust.PurposeSigning); err != nil {
 		note("the policy does not trust the signing certificate %s: %v", o.Certificate.Subject, err)
 	}
 	if o.KeyReference != signer.RefBST {

@@ -1,4 +1,4 @@
-package crypto
+package reload
 
 import (
 	"context"
@@ -11,15 +11,18 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/trust"
 )
 
-// DefaultReloadInterval is the polling interval when none is configured.
-const DefaultReloadInterval = 10 * time.Second
+// DefaultInterval is the polling interval when none is configured.
+const DefaultInterval = 10 * time.Second
 
-// ReloadOptions configures a Reloader. Observer, when set, is called after
+// Options configures a Reloader. Observer, when set, is called after
 // every reload attempt with the reloader's name and the result (nil on
 // success); use it to count reloads and failures.
-type ReloadOptions struct {
+type Options struct {
 	Interval time.Duration
 	Logger   *slog.Logger
 	Observer func(name string, err error)
@@ -34,18 +37,18 @@ type Reloader[T any] struct {
 	name  string
 	files []string
 	load  func() (*T, error)
-	opts  ReloadOptions
+	opts  Options
 
 	cur  atomic.Pointer[T]
 	mu   sync.Mutex // serializes Check
 	seen [sha256.Size]byte
 }
 
-// NewReloader loads the material once (an error here is fatal to the
+// New loads the material once (an error here is fatal to the
 // caller) and returns the reloader. Call Run to start polling.
-func NewReloader[T any](name string, files []string, load func() (*T, error), o ReloadOptions) (*Reloader[T], error) {
+func New[T any](name string, files []string, load func() (*T, error), o Options) (*Reloader[T], error) {
 	if o.Interval <= 0 {
-		o.Interval = DefaultReloadInterval
+		o.Interval = DefaultInterval
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -65,14 +68,14 @@ func NewReloader[T any](name string, files []string, load func() (*T, error), o 
 }
 
 // NewKeySource is a Reloader for a local key pair.
-func NewKeySource(name string, k KeyFileOptions, o ReloadOptions) (*Reloader[KeyPair], error) {
-	return NewReloader(name, k.Files(), func() (*KeyPair, error) { return LoadKeyPair(k) }, o)
+func NewKeySource(name string, k crypto.KeyFileOptions, o Options) (*Reloader[crypto.KeyPair], error) {
+	return New(name, k.Files(), func() (*crypto.KeyPair, error) { return crypto.LoadKeyPair(k) }, o)
 }
 
 // NewTrustSource is a Reloader for a trust store. Each reload builds a new
-// TrustStore, so its verification cache starts empty.
-func NewTrustSource(name string, t TrustOptions, o ReloadOptions) (*Reloader[TrustStore], error) {
-	return NewReloader(name, t.Files(), func() (*TrustStore, error) { return NewTrustStore(t) }, o)
+// trust.Store, so its verification cache starts empty.
+func NewTrustSource(name string, t trust.Options, o Options) (*Reloader[trust.Store], error) {
+	return New(name, t.Files(), func() (*trust.Store, error) { return trust.NewStore(t) }, o)
 }
 
 // Current returns the material in use. It never blocks.
@@ -116,7 +119,7 @@ func (r *Reloader[T]) Check() (changed bool, err error) {
 func (r *Reloader[T]) report(err error) {
 	if err != nil {
 		r.opts.Logger.Warn("key material reload failed; keeping the previous version",
-			"source", r.name, "reason", Reason(err), "error", err)
+			"source", r.name, "reason", trust.Reason(err), "error", err)
 	} else {
 		r.opts.Logger.Info("key material reloaded", "source", r.name)
 	}
@@ -141,12 +144,12 @@ func (r *Reloader[T]) fingerprint() ([sha256.Size]byte, error) {
 func hashFile(h io.Writer, name string) error {
 	fh, err := os.Open(name)
 	if err != nil {
-		return fmt.Errorf("crypto: %v: %w", err, ErrLoad)
+		return fmt.Errorf("crypto: %v: %w", err, crypto.ErrLoad)
 	}
 	defer fh.Close()
 	st, err := fh.Stat()
 	if err != nil {
-		return fmt.Errorf("crypto: %v: %w", err, ErrLoad)
+		return fmt.Errorf("crypto: %v: %w", err, crypto.ErrLoad)
 	}
 	var meta [16]byte
 	binary.BigEndian.PutUint64(meta[:8], uint64(st.Size()))
@@ -154,7 +157,7 @@ func hashFile(h io.Writer, name string) error {
 	fmt.Fprintf(h, "%s\x00", name)
 	h.Write(meta[:])
 	if _, err := io.Copy(h, io.LimitReader(fh, 16<<20)); err != nil {
-		return fmt.Errorf("crypto: %v: %w", err, ErrLoad)
+		return fmt.Errorf("crypto: %v: %w", err, crypto.ErrLoad)
 	}
 	return nil
 }

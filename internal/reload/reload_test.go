@@ -1,4 +1,4 @@
-package crypto
+package reload
 
 import (
 	"bytes"
@@ -15,6 +15,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	wcrypto "github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/trust"
 )
 
 type observed struct {
@@ -37,7 +40,7 @@ func (o *observed) last() (int, error) {
 	return len(o.errs), o.errs[len(o.errs)-1]
 }
 
-func matches(kp *KeyPair) bool {
+func matches(kp *wcrypto.KeyPair) bool {
 	return kp.Signer.Public().(interface{ Equal(crypto.PublicKey) bool }).Equal(kp.Certificate.PublicKey)
 }
 
@@ -57,8 +60,8 @@ func TestReloadUnderReaders(t *testing.T) {
 		return c
 	}
 	write()
-	opts := KeyFileOptions{CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key")}
-	r, err := NewKeySource("server", opts, ReloadOptions{Interval: time.Millisecond})
+	opts := wcrypto.KeyFileOptions{CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key")}
+	r, err := NewKeySource("server", opts, Options{Interval: time.Millisecond})
 	require.NoError(t, err)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -99,7 +102,7 @@ func TestReloadKeepsOldOnInvalidFiles(t *testing.T) {
 	key := writeFile(t, dir, "tls.key", pkcs8PEM(t, k1))
 	var logs bytes.Buffer
 	var obs observed
-	r, err := NewKeySource("server", KeyFileOptions{CertFile: crt, KeyFile: key}, ReloadOptions{
+	r, err := NewKeySource("server", wcrypto.KeyFileOptions{CertFile: crt, KeyFile: key}, Options{
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)), Observer: obs.observe})
 	require.NoError(t, err)
 
@@ -111,16 +114,16 @@ func TestReloadKeepsOldOnInvalidFiles(t *testing.T) {
 		want    *x509.Certificate
 	}{
 		{"ok/unchanged-files-no-reload", func() {}, false, nil, c1},
-		{"fail/new-cert-old-key-mismatch-keeps-old", func() { writeFile(t, dir, "tls.crt", certsPEM(c2)) }, false, ErrKeyMismatch, c1},
+		{"fail/new-cert-old-key-mismatch-keeps-old", func() { writeFile(t, dir, "tls.crt", certsPEM(c2)) }, false, wcrypto.ErrKeyMismatch, c1},
 		{"ok/same-broken-content-not-retried", func() {}, false, nil, c1},
 		{"ok/matching-key-arrives", func() { writeFile(t, dir, "tls.key", pkcs8PEM(t, k2)) }, true, nil, c2},
-		{"fail/garbage-keeps-old", func() { writeFile(t, dir, "tls.key", []byte("garbage")) }, false, ErrLoad, c2},
+		{"fail/garbage-keeps-old", func() { writeFile(t, dir, "tls.key", []byte("garbage")) }, false, wcrypto.ErrLoad, c2},
 		{"fail/weak-key-keeps-old", func() {
 			c, k := ca.issue(t, "weak", rsaKey(t, 1024))
 			writeFile(t, dir, "tls.crt", certsPEM(c))
 			writeFile(t, dir, "tls.key", pkcs8PEM(t, k))
-		}, false, ErrKeyTooWeak, c2},
-		{"fail/file-removed-keeps-old", func() { require.NoError(t, os.Remove(key)) }, false, ErrLoad, c2},
+		}, false, wcrypto.ErrKeyTooWeak, c2},
+		{"fail/file-removed-keeps-old", func() { require.NoError(t, os.Remove(key)) }, false, wcrypto.ErrLoad, c2},
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
@@ -165,7 +168,7 @@ func TestReloadKubernetesSymlinkSwap(t *testing.T) {
 	for _, f := range []string{"tls.crt", "tls.key"} {
 		require.NoError(t, os.Symlink(filepath.Join("..data", f), filepath.Join(dir, f)))
 	}
-	r, err := NewKeySource("k8s", KeyFileOptions{CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key")}, ReloadOptions{})
+	r, err := NewKeySource("k8s", wcrypto.KeyFileOptions{CertFile: filepath.Join(dir, "tls.crt"), KeyFile: filepath.Join(dir, "tls.key")}, Options{})
 	require.NoError(t, err)
 	require.True(t, r.Current().Certificate.Equal(c1))
 
@@ -184,29 +187,31 @@ func TestTrustReloadInvalidatesCache(t *testing.T) {
 	ca1, ca2 := newCA(t, "CA1", nil), newCA(t, "CA2", nil)
 	leaf, _ := ca1.issue(t, "leaf", nil)
 	caFile := writeFile(t, dir, "ca.crt", certsPEM(ca1.cert))
-	r, err := NewTrustSource("partners", TrustOptions{CAFiles: []string{caFile}}, ReloadOptions{})
+	r, err := NewTrustSource("partners", trust.Options{CAFiles: []string{caFile}}, Options{})
 	require.NoError(t, err)
 
 	old := r.Current()
-	_, err = old.Verify(leaf, nil, t0, PurposeSigning)
+	id1, err := old.Verify(leaf, nil, t0, trust.PurposeSigning)
 	require.NoError(t, err)
-	require.Equal(t, 1, old.cache.size())
+	id2, err := old.Verify(leaf, nil, t0, trust.PurposeSigning)
+	require.NoError(t, err)
+	require.Same(t, id1, id2, "the decision is cached")
 
 	writeFile(t, dir, "ca.crt", certsPEM(ca2.cert))
 	changed, err := r.Check()
 	require.NoError(t, err)
 	require.True(t, changed)
-	_, err = r.Current().Verify(leaf, nil, t0, PurposeSigning)
-	require.ErrorIs(t, err, ErrUntrusted)
+	_, err = r.Current().Verify(leaf, nil, t0, trust.PurposeSigning)
+	require.ErrorIs(t, err, trust.ErrUntrusted)
 
 	writeFile(t, dir, "ca.crt", []byte("broken"))
 	_, err = r.Check()
-	require.ErrorIs(t, err, ErrLoad)
-	_, err = r.Current().Verify(leaf, nil, t0, PurposeSigning)
-	require.ErrorIs(t, err, ErrUntrusted, "the CA2 store stays in use")
+	require.ErrorIs(t, err, wcrypto.ErrLoad)
+	_, err = r.Current().Verify(leaf, nil, t0, trust.PurposeSigning)
+	require.ErrorIs(t, err, trust.ErrUntrusted, "the CA2 store stays in use")
 }
 
 func TestNewReloaderInitialFailure(t *testing.T) {
-	_, err := NewKeySource("x", KeyFileOptions{CertFile: filepath.Join(t.TempDir(), "missing")}, ReloadOptions{})
-	require.ErrorIs(t, err, ErrLoad)
+	_, err := NewKeySource("x", wcrypto.KeyFileOptions{CertFile: filepath.Join(t.TempDir(), "missing")}, Options{})
+	require.ErrorIs(t, err, wcrypto.ErrLoad)
 }

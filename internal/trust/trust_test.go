@@ -1,16 +1,17 @@
-package crypto
+package trust
 
 import (
 	"crypto/sha256"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/hex"
-	"math/big"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 )
 
 type trustFixture struct {
@@ -33,8 +34,8 @@ func newTrustFixture(t *testing.T) *trustFixture {
 	return f
 }
 
-func (f *trustFixture) opts(mod ...func(*TrustOptions)) TrustOptions {
-	o := TrustOptions{CAFiles: []string{f.rootFile}}
+func (f *trustFixture) opts(mod ...func(*Options)) Options {
+	o := Options{CAFiles: []string{f.rootFile}}
 	for _, m := range mod {
 		m(&o)
 	}
@@ -65,7 +66,7 @@ func TestTrustStoreVerify(t *testing.T) {
 
 	type tc struct {
 		name   string
-		opts   TrustOptions
+		opts   Options
 		leaf   *x509.Certificate
 		inter  []*x509.Certificate
 		at     time.Time
@@ -73,52 +74,52 @@ func TestTrustStoreVerify(t *testing.T) {
 		err    error
 		pinned bool
 	}
-	pin := func(o *TrustOptions) { o.PinnedCertFiles = []string{pinnedFile} }
+	pin := func(o *Options) { o.PinnedCertFiles = []string{pinnedFile} }
 	tests := []tc{
 		{name: "ok/leaf-of-root", opts: f.opts(), leaf: f.leaf},
 		{name: "ok/leaf-via-message-intermediate", opts: f.opts(), leaf: f.viaInter, inter: []*x509.Certificate{f.inter.cert}},
-		{name: "ok/leaf-via-configured-intermediate", opts: f.opts(func(o *TrustOptions) { o.IntermediateFiles = []string{f.interFile} }), leaf: f.viaInter},
+		{name: "ok/leaf-via-configured-intermediate", opts: f.opts(func(o *Options) { o.IntermediateFiles = []string{f.interFile} }), leaf: f.viaInter},
 		{name: "ok/no-keyusage-extension", opts: f.opts(), leaf: noKU},
 		{name: "ok/encryption-keyencipherment", opts: f.opts(), leaf: encOnly, p: PurposeEncryption},
 		{name: "ok/rsa-2048-both-purposes", opts: f.opts(), leaf: rsaLeaf, p: PurposeEncryption},
-		{name: "ok/not-revoked-with-crl", opts: f.opts(func(o *TrustOptions) { o.CRLFiles = []string{rootCRL} }), leaf: f.leaf},
-		{name: "ok/subject-pattern", opts: f.opts(func(o *TrustOptions) { o.SubjectPattern = `^CN=partner,O=Acme$` }), leaf: partner},
-		{name: "ok/san-pattern", opts: f.opts(func(o *TrustOptions) { o.SANPatterns = []string{`^nomatch$`, `^leaf\.example$`} }), leaf: f.leaf},
+		{name: "ok/not-revoked-with-crl", opts: f.opts(func(o *Options) { o.CRLFiles = []string{rootCRL} }), leaf: f.leaf},
+		{name: "ok/subject-pattern", opts: f.opts(func(o *Options) { o.SubjectPattern = `^CN=partner,O=Acme$` }), leaf: partner},
+		{name: "ok/san-pattern", opts: f.opts(func(o *Options) { o.SANPatterns = []string{`^nomatch$`, `^leaf\.example$`} }), leaf: f.leaf},
 		{name: "ok/eku-any-by-default", opts: f.opts(), leaf: serverEKU},
 		{name: "ok/pinned-cert-without-chain", opts: f.opts(pin), leaf: pinned, pinned: true},
-		{name: "ok/pinned-only-no-ca", opts: TrustOptions{PinnedCertFiles: []string{pinnedFile}}, leaf: pinned, pinned: true},
-		{name: "ok/pinned-by-spki-sha256", opts: TrustOptions{PinnedSHA256: []string{hex.EncodeToString(spkiPin[:])}}, leaf: pinned, pinned: true},
-		{name: "ok/pinned-by-cert-sha256-colons", opts: TrustOptions{PinnedSHA256: []string{colonHex(certPin[:])}}, leaf: pinned, pinned: true},
-		{name: "ok/pinned-expired-validity-skipped", opts: TrustOptions{PinnedCertFiles: []string{pinnedFile}, SkipPinnedValidity: true}, leaf: pinned, at: t0.Add(365 * 24 * time.Hour), pinned: true},
+		{name: "ok/pinned-only-no-ca", opts: Options{PinnedCertFiles: []string{pinnedFile}}, leaf: pinned, pinned: true},
+		{name: "ok/pinned-by-spki-sha256", opts: Options{PinnedSHA256: []string{hex.EncodeToString(spkiPin[:])}}, leaf: pinned, pinned: true},
+		{name: "ok/pinned-by-cert-sha256-colons", opts: Options{PinnedSHA256: []string{colonHex(certPin[:])}}, leaf: pinned, pinned: true},
+		{name: "ok/pinned-expired-validity-skipped", opts: Options{PinnedCertFiles: []string{pinnedFile}, SkipPinnedValidity: true}, leaf: pinned, at: t0.Add(365 * 24 * time.Hour), pinned: true},
 		{name: "fail/self-signed-leaf-not-in-store", opts: f.opts(), leaf: selfSigned1, err: ErrUntrusted},
 		{name: "fail/self-signed-offered-as-own-intermediate", opts: f.opts(), leaf: selfSigned1, inter: []*x509.Certificate{selfSigned1}, err: ErrUntrusted},
 		{name: "fail/leaf-of-another-ca", opts: f.opts(), leaf: foreignLeaf, err: ErrUntrusted},
 		{name: "fail/leaf-of-another-ca-with-its-ca-as-intermediate", opts: f.opts(), leaf: foreignLeaf, inter: []*x509.Certificate{f.foreign.cert}, err: ErrUntrusted},
 		{name: "fail/attacker-ca-with-same-name", opts: f.opts(), leaf: evilLeaf, inter: []*x509.Certificate{evilCA.cert}, err: ErrUntrusted},
 		{name: "fail/missing-intermediate", opts: f.opts(), leaf: f.viaInter, err: ErrUntrusted},
-		{name: "fail/no-trust-configured", opts: TrustOptions{}, leaf: f.leaf, err: ErrUntrusted},
+		{name: "fail/no-trust-configured", opts: Options{}, leaf: f.leaf, err: ErrUntrusted},
 		{name: "fail/expired-at-message-time", opts: f.opts(), leaf: f.leaf, at: t0.Add(31 * 24 * time.Hour), err: ErrExpired},
 		{name: "fail/not-yet-valid-at-message-time", opts: f.opts(), leaf: f.leaf, at: t0.Add(-2 * time.Hour), err: ErrNotYetValid},
 		{name: "fail/pinned-expired", opts: f.opts(pin), leaf: pinned, at: t0.Add(365 * 24 * time.Hour), err: ErrExpired},
 		{name: "fail/pinned-not-yet-valid", opts: f.opts(pin), leaf: pinned, at: t0.Add(-2 * time.Hour), err: ErrNotYetValid},
 		{name: "fail/signing-with-keyencipherment-only", opts: f.opts(), leaf: encOnly, err: ErrKeyUsage},
 		{name: "fail/encryption-with-digitalsignature-only", opts: f.opts(), leaf: f.leaf, p: PurposeEncryption, err: ErrKeyUsage},
-		{name: "fail/eku-required-client-auth", opts: f.opts(func(o *TrustOptions) { o.ExtKeyUsages = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth} }), leaf: serverEKU, err: ErrKeyUsage},
-		{name: "fail/revoked-by-crl", opts: f.opts(func(o *TrustOptions) { o.CRLFiles = []string{rootCRL} }), leaf: f.revoke, err: ErrRevoked},
-		{name: "fail/crl-stale-at-message-time", opts: f.opts(func(o *TrustOptions) { o.CRLFiles = []string{rootCRL} }), leaf: f.leaf, at: t0.Add(2 * time.Hour), err: ErrCRL},
-		{name: "ok/crl-stale-allowed", opts: f.opts(func(o *TrustOptions) { o.CRLFiles = []string{rootCRL}; o.AllowExpiredCRL = true }), leaf: f.leaf, at: t0.Add(2 * time.Hour)},
-		{name: "fail/revoked-even-if-crl-stale-allowed", opts: f.opts(func(o *TrustOptions) { o.CRLFiles = []string{rootCRL}; o.AllowExpiredCRL = true }), leaf: f.revoke, at: t0.Add(2 * time.Hour), err: ErrRevoked},
-		{name: "fail/subject-pattern-mismatch", opts: f.opts(func(o *TrustOptions) { o.SubjectPattern = `^CN=partner,O=Acme$` }), leaf: f.leaf, err: ErrSubject},
-		{name: "fail/subject-pattern-applies-to-pins", opts: TrustOptions{PinnedCertFiles: []string{pinnedFile}, SubjectPattern: `^CN=partner,`}, leaf: pinned, err: ErrSubject},
-		{name: "fail/san-pattern-mismatch", opts: f.opts(func(o *TrustOptions) { o.SANPatterns = []string{`^partner\.example$`} }), leaf: f.leaf, err: ErrSubject},
-		{name: "fail/rsa-1024-leaf", opts: f.opts(), leaf: weak, err: ErrKeyTooWeak},
+		{name: "fail/eku-required-client-auth", opts: f.opts(func(o *Options) { o.ExtKeyUsages = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth} }), leaf: serverEKU, err: ErrKeyUsage},
+		{name: "fail/revoked-by-crl", opts: f.opts(func(o *Options) { o.CRLFiles = []string{rootCRL} }), leaf: f.revoke, err: ErrRevoked},
+		{name: "fail/crl-stale-at-message-time", opts: f.opts(func(o *Options) { o.CRLFiles = []string{rootCRL} }), leaf: f.leaf, at: t0.Add(2 * time.Hour), err: ErrCRL},
+		{name: "ok/crl-stale-allowed", opts: f.opts(func(o *Options) { o.CRLFiles = []string{rootCRL}; o.AllowExpiredCRL = true }), leaf: f.leaf, at: t0.Add(2 * time.Hour)},
+		{name: "fail/revoked-even-if-crl-stale-allowed", opts: f.opts(func(o *Options) { o.CRLFiles = []string{rootCRL}; o.AllowExpiredCRL = true }), leaf: f.revoke, at: t0.Add(2 * time.Hour), err: ErrRevoked},
+		{name: "fail/subject-pattern-mismatch", opts: f.opts(func(o *Options) { o.SubjectPattern = `^CN=partner,O=Acme$` }), leaf: f.leaf, err: ErrSubject},
+		{name: "fail/subject-pattern-applies-to-pins", opts: Options{PinnedCertFiles: []string{pinnedFile}, SubjectPattern: `^CN=partner,`}, leaf: pinned, err: ErrSubject},
+		{name: "fail/san-pattern-mismatch", opts: f.opts(func(o *Options) { o.SANPatterns = []string{`^partner\.example$`} }), leaf: f.leaf, err: ErrSubject},
+		{name: "fail/rsa-1024-leaf", opts: f.opts(), leaf: weak, err: wcrypto.ErrKeyTooWeak},
 		{name: "fail/unknown-purpose", opts: f.opts(), leaf: noKU, p: Purpose(9), err: ErrKeyUsage},
 		{name: "fail/nil-leaf", opts: f.opts(), leaf: nil, err: ErrUntrusted},
 	}
 	_ = foreignCRL
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := NewTrustStore(tc.opts)
+			s, err := NewStore(tc.opts)
 			require.NoError(t, err)
 			if tc.at.IsZero() {
 				tc.at = t0
@@ -159,30 +160,30 @@ func TestTrustStoreLoadErrors(t *testing.T) {
 	w := func(name string, data []byte) string { return writeFile(t, f.dir, name, data) }
 	tests := []struct {
 		name string
-		opts TrustOptions
+		opts Options
 		err  error
 	}{
-		{"fail/crl-from-foreign-ca", f.opts(func(o *TrustOptions) { o.CRLFiles = []string{w("f.crl", f.foreign.crl(t, t0.Add(time.Hour)))} }), ErrCRL},
-		{"fail/crl-expired-at-load", f.opts(func(o *TrustOptions) { o.CRLFiles = []string{w("old.crl", f.root.crl(t, t0.Add(-time.Minute)))} }), ErrCRL},
-		{"fail/crl-garbage", f.opts(func(o *TrustOptions) {
+		{"fail/crl-from-foreign-ca", f.opts(func(o *Options) { o.CRLFiles = []string{w("f.crl", f.foreign.crl(t, t0.Add(time.Hour)))} }), ErrCRL},
+		{"fail/crl-expired-at-load", f.opts(func(o *Options) { o.CRLFiles = []string{w("old.crl", f.root.crl(t, t0.Add(-time.Minute)))} }), ErrCRL},
+		{"fail/crl-garbage", f.opts(func(o *Options) {
 			o.CRLFiles = []string{w("g.crl", []byte("-----BEGIN X509 CRL-----\nAAAA\n-----END X509 CRL-----\n"))}
 		}), ErrCRL},
-		{"fail/bad-pin", TrustOptions{PinnedSHA256: []string{"abcd"}}, ErrLoad},
-		{"fail/bad-subject-regexp", f.opts(func(o *TrustOptions) { o.SubjectPattern = "(" }), ErrLoad},
-		{"fail/bad-san-regexp", f.opts(func(o *TrustOptions) { o.SANPatterns = []string{"("} }), ErrLoad},
-		{"fail/missing-ca-file", TrustOptions{CAFiles: []string{f.dir + "/nope"}}, ErrLoad},
-		{"ok/crl-expired-at-load-allowed", f.opts(func(o *TrustOptions) {
+		{"fail/bad-pin", Options{PinnedSHA256: []string{"abcd"}}, wcrypto.ErrLoad},
+		{"fail/bad-subject-regexp", f.opts(func(o *Options) { o.SubjectPattern = "(" }), wcrypto.ErrLoad},
+		{"fail/bad-san-regexp", f.opts(func(o *Options) { o.SANPatterns = []string{"("} }), wcrypto.ErrLoad},
+		{"fail/missing-ca-file", Options{CAFiles: []string{f.dir + "/nope"}}, wcrypto.ErrLoad},
+		{"ok/crl-expired-at-load-allowed", f.opts(func(o *Options) {
 			o.CRLFiles = []string{w("old2.crl", f.root.crl(t, t0.Add(-time.Minute)))}
 			o.AllowExpiredCRL = true
 		}), nil},
-		{"ok/crl-of-configured-intermediate", f.opts(func(o *TrustOptions) {
+		{"ok/crl-of-configured-intermediate", f.opts(func(o *Options) {
 			o.IntermediateFiles = []string{f.interFile}
 			o.CRLFiles = []string{w("i.crl", f.inter.crl(t, t0.Add(time.Hour)))}
 		}), nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := NewTrustStore(tc.opts)
+			_, err := NewStore(tc.opts)
 			if tc.err == nil {
 				require.NoError(t, err)
 				return
@@ -194,7 +195,7 @@ func TestTrustStoreLoadErrors(t *testing.T) {
 
 func TestVerifyIdentity(t *testing.T) {
 	f := newTrustFixture(t)
-	s, err := NewTrustStore(f.opts())
+	s, err := NewStore(f.opts())
 	require.NoError(t, err)
 	id, err := s.Verify(f.leaf, nil, t0, PurposeSigning)
 	require.NoError(t, err)
@@ -211,7 +212,7 @@ func TestVerifyIdentity(t *testing.T) {
 func TestVerifyCache(t *testing.T) {
 	f := newTrustFixture(t)
 	now := t0
-	s, err := NewTrustStore(f.opts(func(o *TrustOptions) {
+	s, err := NewStore(f.opts(func(o *Options) {
 		o.CacheSize = 4
 		o.CacheTTL = time.Minute
 		o.Clock = func() time.Time { return now }
@@ -253,24 +254,6 @@ func TestVerifyCache(t *testing.T) {
 		require.NoError(t, err)
 		assert.NotSame(t, a, b)
 	})
-}
-
-func TestCheckPublicKey(t *testing.T) {
-	require.NoError(t, CheckPublicKey(rsaKey(t, 1024).Public(), 1024))
-	require.ErrorIs(t, CheckPublicKey(rsaKey(t, 1024).Public(), 0), ErrKeyTooWeak)
-	require.ErrorIs(t, CheckPublicKey(big.NewInt(1), 0), ErrUnsupportedKey)
-}
-
-func TestReasons(t *testing.T) {
-	seen := map[string]bool{}
-	for _, r := range allReasons() {
-		assert.Regexp(t, `^[a-z_]+$`, r)
-		assert.False(t, seen[r], r)
-		seen[r] = true
-	}
-	assert.Equal(t, ReasonNone, Reason(nil))
-	assert.Equal(t, ReasonOther, Reason(assert.AnError))
-	assert.Equal(t, ReasonRevoked, Reason(ErrRevoked))
 }
 
 // size is the number of cached decisions.

@@ -1,4 +1,4 @@
-package crypto
+package trust
 
 import (
 	"crypto/sha1"
@@ -20,7 +20,7 @@ func TestIndex(t *testing.T) {
 	require.Empty(t, noSKI.SubjectKeyId)
 	require.NotEmpty(t, ca.cert.SubjectKeyId, "Go generates the SKI of CA certificates")
 
-	s, err := NewTrustStore(TrustOptions{
+	s, err := NewStore(Options{
 		CAFiles:         []string{writeFile(t, dir, "ca.crt", certsPEM(ca.cert))},
 		PinnedCertFiles: []string{writeFile(t, dir, "pin.crt", certsPEM(pinned))},
 		KnownCertFiles:  []string{writeFile(t, dir, "known.crt", certsPEM(noSKI, withExt, ca.cert))},

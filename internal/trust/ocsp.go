@@ -1,4 +1,4 @@
-package crypto
+package trust
 
 import (
 	"bytes"

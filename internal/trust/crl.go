@@ -1,11 +1,14 @@
-package crypto
+package trust
 
 import (
 	"bytes"
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"os"
 	"time"
+
+	"github.com/wssgw/wssgw/internal/crypto"
 )
 
 // crlSet holds the revoked serial numbers per issuer (by raw subject).
@@ -20,12 +23,12 @@ type crlSet struct {
 func loadCRLs(files []string, issuers []*x509.Certificate, now time.Time, allowExpired bool) (*crlSet, error) {
 	s := &crlSet{revoked: map[string]map[string]struct{}{}, nextUpdate: map[string]time.Time{}}
 	for _, f := range files {
-		data, err := readFile(f)
+		data, err := os.ReadFile(f)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("crypto: %v: %w", err, crypto.ErrLoad)
 		}
 		if err := s.add(data, issuers, now, allowExpired); err != nil {
-			return nil, inFile(f, fmt.Errorf("CRL: %w", err))
+			return nil, fmt.Errorf("crypto: %s: CRL: %w", f, err)
 		}
 	}
 	return s, nil

@@ -1,4 +1,4 @@
-package crypto
+package trust
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 // watchKnownOCSP registers the pinned and known certificates at load, so
 // their responses are fetched before their first message.
-func (s *TrustStore) watchKnownOCSP() {
+func (s *Store) watchKnownOCSP() {
 	if s.opts.OCSP == nil {
 		return
 	}
@@ -22,7 +22,7 @@ func (s *TrustStore) watchKnownOCSP() {
 
 // watchOCSP registers a verified chain's leaf with its issuer: the chain's
 // next certificate, or for a pinned leaf one of the configured CAs.
-func (s *TrustStore) watchOCSP(chain []*x509.Certificate) {
+func (s *Store) watchOCSP(chain []*x509.Certificate) {
 	if s.opts.OCSP == nil {
 		return
 	}
@@ -38,7 +38,7 @@ func (s *TrustStore) watchOCSP(chain []*x509.Certificate) {
 // checkOCSP asks the checker about leaf. A leaf it does not watch (its
 // positive decision came from the verification cache after the checker
 // evicted it) is registered again, so it is fetched for the next message.
-func (s *TrustStore) checkOCSP(leaf *x509.Certificate) error {
+func (s *Store) checkOCSP(leaf *x509.Certificate) error {
 	c := s.opts.OCSP
 	if c == nil {
 		return nil
@@ -51,7 +51,7 @@ func (s *TrustStore) checkOCSP(leaf *x509.Certificate) error {
 }
 
 // issuerOf finds c's issuer among the loaded certificates, nil if none.
-func (s *TrustStore) issuerOf(c *x509.Certificate) *x509.Certificate {
+func (s *Store) issuerOf(c *x509.Certificate) *x509.Certificate {
 	for _, is := range s.loaded {
 		if bytes.Equal(is.RawSubject, c.RawIssuer) && c.CheckSignatureFrom(is) == nil {
 			return is

@@ -1,4 +1,4 @@
-package crypto
+package trust
 
 import (
 	"context"
@@ -152,8 +152,8 @@ func (f *ocspFixture) checker(t *testing.T, mod func(*OCSPOptions)) *OCSPChecker
 	return NewOCSPChecker(o)
 }
 
-func (f *ocspFixture) store(t *testing.T, c *OCSPChecker) *TrustStore {
-	s, err := NewTrustStore(TrustOptions{CAFiles: []string{f.rootFile}, OCSP: c, Clock: f.clock})
+func (f *ocspFixture) store(t *testing.T, c *OCSPChecker) *Store {
+	s, err := NewStore(Options{CAFiles: []string{f.rootFile}, OCSP: c, Clock: f.clock})
 	require.NoError(t, err)
 	return s
 }
@@ -230,7 +230,7 @@ func TestOCSPStale(t *testing.T) {
 	ctx := context.Background()
 	strict := f.store(t, f.checker(t, nil))
 	lenient := f.store(t, f.checker(t, func(o *OCSPOptions) { o.RejectStale = false }))
-	for _, s := range []*TrustStore{strict, lenient} {
+	for _, s := range []*Store{strict, lenient} {
 		s.opts.OCSP.Watch(f.good, f.root.cert, true)
 		s.opts.OCSP.FetchDue(ctx)
 		_, err := s.Verify(f.good, nil, t0, PurposeSigning)
@@ -238,7 +238,7 @@ func TestOCSPStale(t *testing.T) {
 	}
 	f.resp.stop()
 	f.now.Store(int64(90 * time.Second)) // past NextUpdate, inside maxStaleness
-	for _, s := range []*TrustStore{strict, lenient} {
+	for _, s := range []*Store{strict, lenient} {
 		s.opts.OCSP.FetchDue(ctx) // fails: the responder is gone; the old response stays
 		_, err := s.Verify(f.good, nil, t0, PurposeSigning)
 		require.NoError(t, err, "within maxStaleness")
@@ -263,7 +263,7 @@ func TestOCSPRunFetchesInBackground(t *testing.T) {
 	f := newOCSPFixture(t)
 	dir := t.TempDir()
 	c := f.checker(t, nil)
-	s, err := NewTrustStore(TrustOptions{CAFiles: []string{f.rootFile}, OCSP: c, Clock: f.clock,
+	s, err := NewStore(Options{CAFiles: []string{f.rootFile}, OCSP: c, Clock: f.clock,
 		KnownCertFiles: []string{writeFile(t, dir, "good.crt", certsPEM(f.good))}})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -365,7 +365,7 @@ func TestOCSPRewatchAfterEviction(t *testing.T) {
 func TestOCSPPinnedSelfSigned(t *testing.T) {
 	self, _ := selfSigned(t, "pinned")
 	c := NewOCSPChecker(OCSPOptions{RejectUnknown: true, RejectStale: true})
-	s, err := NewTrustStore(TrustOptions{PinnedCertFiles: []string{writeFile(t, t.TempDir(), "p.crt", certsPEM(self))}, OCSP: c})
+	s, err := NewStore(Options{PinnedCertFiles: []string{writeFile(t, t.TempDir(), "p.crt", certsPEM(self))}, OCSP: c})
 	require.NoError(t, err)
 	for range 2 {
 		_, err = s.Verify(self, nil, t0, PurposeSigning)

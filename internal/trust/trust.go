@@ -1,4 +1,4 @@
-package crypto
+package trust
 
 import (
 	"crypto/sha1"
@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/wssgw/wssgw/internal/crypto"
 )
 
 // Purpose is what a certificate's key is going to be used for.
@@ -22,9 +24,9 @@ const (
 	PurposeEncryption
 )
 
-// TrustOptions configures a TrustStore. Hex fingerprints may contain colons
+// Options configures a Store. Hex fingerprints may contain colons
 // and any case.
-type TrustOptions struct {
+type Options struct {
 	CAFiles           []string // trusted roots (only these; never the system roots)
 	IntermediateFiles []string // untrusted intermediates offered to chain building
 	PinnedCertFiles   []string // certificates trusted directly, also indexed for lookup
@@ -48,7 +50,7 @@ type TrustOptions struct {
 }
 
 // Files lists the files the options read (for the reloader).
-func (o TrustOptions) Files() []string {
+func (o Options) Files() []string {
 	var fs []string
 	for _, l := range [][]string{o.CAFiles, o.IntermediateFiles, o.PinnedCertFiles, o.KnownCertFiles, o.CRLFiles} {
 		fs = append(fs, l...)
@@ -68,11 +70,11 @@ type Identity struct {
 	Certificate  *x509.Certificate
 }
 
-// TrustStore decides whether a certificate is trusted. It is immutable after
-// NewTrustStore except for its bounded verification cache; a reload builds a
+// Store decides whether a certificate is trusted. It is immutable after
+// NewStore except for its bounded verification cache; a reload builds a
 // new store (and so a new, empty cache).
-type TrustStore struct {
-	opts     TrustOptions
+type Store struct {
+	opts     Options
 	roots    *x509.CertPool
 	inter    []*x509.Certificate
 	pins     map[[32]byte]bool
@@ -85,12 +87,12 @@ type TrustStore struct {
 	loaded   []*x509.Certificate // every certificate read from the files, for expiry metrics
 }
 
-// NewTrustStore loads and checks everything the options name.
-func NewTrustStore(o TrustOptions) (*TrustStore, error) {
+// NewStore loads and checks everything the options name.
+func NewStore(o Options) (*Store, error) {
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
-	s := &TrustStore{opts: o, roots: x509.NewCertPool(), pins: map[[32]byte]bool{}}
+	s := &Store{opts: o, roots: x509.NewCertPool(), pins: map[[32]byte]bool{}}
 	if err := s.loadCerts(); err != nil {
 		return nil, err
 	}
@@ -102,9 +104,9 @@ func NewTrustStore(o TrustOptions) (*TrustStore, error) {
 	return s, nil
 }
 
-func (s *TrustStore) loadCerts() error {
+func (s *Store) loadCerts() error {
 	o := s.opts
-	roots, err := LoadCertificates(o.CAFiles...)
+	roots, err := crypto.LoadCertificates(o.CAFiles...)
 	if err != nil {
 		return err
 	}
@@ -112,10 +114,10 @@ func (s *TrustStore) loadCerts() error {
 		s.roots.AddCert(c)
 	}
 	s.hasRoots = len(roots) > 0
-	if s.inter, err = LoadCertificates(o.IntermediateFiles...); err != nil {
+	if s.inter, err = crypto.LoadCertificates(o.IntermediateFiles...); err != nil {
 		return err
 	}
-	pinned, err := LoadCertificates(o.PinnedCertFiles...)
+	pinned, err := crypto.LoadCertificates(o.PinnedCertFiles...)
 	if err != nil {
 		return err
 	}
@@ -125,11 +127,11 @@ func (s *TrustStore) loadCerts() error {
 	for _, h := range o.PinnedSHA256 {
 		b, err := hex.DecodeString(strings.ReplaceAll(strings.TrimSpace(h), ":", ""))
 		if err != nil || len(b) != sha256.Size {
-			return fmt.Errorf("crypto: pinned SHA-256 %q: %w", h, ErrLoad)
+			return fmt.Errorf("crypto: pinned SHA-256 %q: %w", h, crypto.ErrLoad)
 		}
 		s.pins[[32]byte(b)] = true
 	}
-	known, err := LoadCertificates(o.KnownCertFiles...)
+	known, err := crypto.LoadCertificates(o.KnownCertFiles...)
 	if err != nil {
 		return err
 	}
@@ -139,17 +141,17 @@ func (s *TrustStore) loadCerts() error {
 	return err
 }
 
-func (s *TrustStore) compilePatterns() error {
+func (s *Store) compilePatterns() error {
 	var err error
 	if p := s.opts.SubjectPattern; p != "" {
 		if s.subject, err = regexp.Compile(p); err != nil {
-			return fmt.Errorf("crypto: subject pattern: %v: %w", err, ErrLoad)
+			return fmt.Errorf("crypto: subject pattern: %v: %w", err, crypto.ErrLoad)
 		}
 	}
 	for _, p := range s.opts.SANPatterns {
 		re, err := regexp.Compile(p)
 		if err != nil {
-			return fmt.Errorf("crypto: SAN pattern: %v: %w", err, ErrLoad)
+			return fmt.Errorf("crypto: SAN pattern: %v: %w", err, crypto.ErrLoad)
 		}
 		s.sans = append(s.sans, re)
 	}
@@ -158,16 +160,16 @@ func (s *TrustStore) compilePatterns() error {
 
 // Certificates returns every certificate the store loaded from its files
 // (anchors, intermediates, pins, known partners).
-func (s *TrustStore) Certificates() []*x509.Certificate { return s.loaded }
+func (s *Store) Certificates() []*x509.Certificate { return s.loaded }
 
 // Index returns the lookup index of the pinned and known certificates.
-func (s *TrustStore) Index() *Index { return s.index }
+func (s *Store) Index() *Index { return s.index }
 
 // Verify decides whether leaf is trusted at time at for purpose. The
 // intermediates (typically from the message) are only chain-building hints.
 // Decisions are cached per certificate; a cached positive decision is reused
 // only while at lies inside the chain's validity (and CRL freshness) window.
-func (s *TrustStore) Verify(leaf *x509.Certificate, intermediates []*x509.Certificate, at time.Time, p Purpose) (*Identity, error) {
+func (s *Store) Verify(leaf *x509.Certificate, intermediates []*x509.Certificate, at time.Time, p Purpose) (*Identity, error) {
 	if leaf == nil {
 		return nil, fmt.Errorf("crypto: no certificate: %w", ErrUntrusted)
 	}
@@ -192,7 +194,7 @@ func (s *TrustStore) Verify(leaf *x509.Certificate, intermediates []*x509.Certif
 // window is the time range in which a positive decision stays valid.
 type window struct{ from, until time.Time }
 
-func (s *TrustStore) verify(leaf *x509.Certificate, inter []*x509.Certificate, at time.Time, p Purpose) (*Identity, window, error) {
+func (s *Store) verify(leaf *x509.Certificate, inter []*x509.Certificate, at time.Time, p Purpose) (*Identity, window, error) {
 	if err := s.checkLeaf(leaf, p); err != nil {
 		return nil, window{}, err
 	}
@@ -216,8 +218,8 @@ func (s *TrustStore) verify(leaf *x509.Certificate, inter []*x509.Certificate, a
 }
 
 // checkLeaf does the checks that do not depend on time or chain.
-func (s *TrustStore) checkLeaf(leaf *x509.Certificate, p Purpose) error {
-	if err := CheckPublicKey(leaf.PublicKey, s.opts.MinRSABits); err != nil {
+func (s *Store) checkLeaf(leaf *x509.Certificate, p Purpose) error {
+	if err := crypto.CheckPublicKey(leaf.PublicKey, s.opts.MinRSABits); err != nil {
 		return err
 	}
 	if err := checkKeyUsage(leaf, p); err != nil {
@@ -227,7 +229,7 @@ func (s *TrustStore) checkLeaf(leaf *x509.Certificate, p Purpose) error {
 }
 
 // chain returns the verified chain (leaf first), or just the leaf if pinned.
-func (s *TrustStore) chain(leaf *x509.Certificate, inter []*x509.Certificate, at time.Time) ([]*x509.Certificate, bool, error) {
+func (s *Store) chain(leaf *x509.Certificate, inter []*x509.Certificate, at time.Time) ([]*x509.Certificate, bool, error) {
 	if s.pins[sha256.Sum256(leaf.Raw)] || s.pins[sha256.Sum256(leaf.RawSubjectPublicKeyInfo)] {
 		if !s.opts.SkipPinnedValidity {
 			if err := checkValidity(leaf, at); err != nil {
@@ -314,7 +316,7 @@ func checkKeyUsage(c *x509.Certificate, p Purpose) error {
 	return nil
 }
 
-func (s *TrustStore) checkNames(c *x509.Certificate) error {
+func (s *Store) checkNames(c *x509.Certificate) error {
 	if s.subject != nil {
 		dn, err := DNFromRaw(c.RawSubject)
 		if err != nil || !s.subject.MatchString(dn.String()) {

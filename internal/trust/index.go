@@ -1,4 +1,4 @@
-package crypto
+package trust
 
 import (
 	"crypto/sha1"
@@ -7,12 +7,14 @@ import (
 	"encoding/asn1"
 	"fmt"
 	"math/big"
+
+	"github.com/wssgw/wssgw/internal/crypto"
 )
 
 // Index finds certificates by the references of a WS-Security
 // SecurityTokenReference that carries no token: X509IssuerSerial,
 // SubjectKeyIdentifier and ThumbprintSHA1. A certificate found here is still
-// only a candidate: it must pass TrustStore.Verify.
+// only a candidate: it must pass Store.Verify.
 type Index struct {
 	issuerSerial map[string]*x509.Certificate
 	ski          map[string]*x509.Certificate
@@ -94,7 +96,7 @@ func ComputeSKI(c *x509.Certificate) ([]byte, error) {
 		PublicKey asn1.BitString
 	}
 	if _, err := asn1.Unmarshal(c.RawSubjectPublicKeyInfo, &spki); err != nil {
-		return nil, fmt.Errorf("crypto: SPKI: %v: %w", err, ErrLoad)
+		return nil, fmt.Errorf("crypto: SPKI: %v: %w", err, crypto.ErrLoad)
 	}
 	sum := sha1.Sum(spki.PublicKey.Bytes)
 	return sum[:], nil

@@ -1,16 +1,16 @@
-package crypto
+package trust
 
 import (
 	"crypto/x509"
 	"testing"
 )
 
-func benchStore(b *testing.B) (*TrustStore, *x509.Certificate, *x509.Certificate) {
+func benchStore(b *testing.B) (*Store, *x509.Certificate, *x509.Certificate) {
 	dir := b.TempDir()
 	root := newCA(b, "Root", nil)
 	inter := newCA(b, "Inter", root)
 	leaf, _ := inter.issue(b, "leaf", rsaKey(b, 2048))
-	s, err := NewTrustStore(TrustOptions{
+	s, err := NewStore(Options{
 		CAFiles:  []string{writeFile(b, dir, "root.crt", certsPEM(root.cert))},
 		CRLFiles: []string{writeFile(b, dir, "root.crl", root.crl(b, t0.Add(24*60*60*1e9)))},
 	})
