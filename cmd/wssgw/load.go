@@ -326,13 +326,20 @@ func envNames(t reflect.Type) map[string]bool {
 	return out
 }
 
+// serviceLink matches the variables Kubernetes sets for each Service of the
+// namespace when enableServiceLinks is on (the chart turns it off): a
+// Service named wssgw or wssgw-admin gives WSSGW_SERVICE_HOST,
+// WSSGW_PORT_8080_TCP_ADDR, WSSGW_ADMIN_SERVICE_PORT... They are not
+// config keys and must not stop the gateway.
+var serviceLink = regexp.MustCompile(`^` + envPrefix + `(_[A-Z0-9_]+)?_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_[0-9]+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?)$`)
+
 // unknownEnv reports every WSSGW_* variable that names no config key: a
 // misspelt override would otherwise be ignored without a word.
 func unknownEnv(environ []string, known map[string]bool) config.Problems {
 	var ps config.Problems
 	for _, kv := range environ {
 		name, val, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, envPrefix+"_") || known[name] {
+		if !strings.HasPrefix(name, envPrefix+"_") || known[name] || serviceLink.MatchString(name) {
 			continue
 		}
 		msg := fmt.Sprintf("unknown environment variable (value %q)", val)

@@ -226,6 +226,13 @@ func TestLoad(t *testing.T) {
 			func(t *testing.T, _ *config.Config, err error) {
 				assert.Equal(t, map[string]string{"WSSGW_ZZZZZZZZZZZZZZZZZZ": `unknown environment variable (value "1")`}, problems(t, err))
 			}},
+		"ok/kubernetes-service-links-are-not-config": {route, map[string]string{
+			"WSSGW_SERVICE_HOST": "10.0.0.1", "WSSGW_SERVICE_PORT": "8080", "WSSGW_SERVICE_PORT_SOAP": "8080",
+			"WSSGW_PORT": "tcp://10.0.0.1:8080", "WSSGW_PORT_8080_TCP": "tcp://10.0.0.1:8080",
+			"WSSGW_PORT_8080_TCP_ADDR": "10.0.0.1", "WSSGW_ADMIN_SERVICE_HOST": "10.0.0.2",
+		}, func(t *testing.T, _ *config.Config, err error) {
+			require.NoError(t, err)
+		}},
 		"fail/unknown-keys-keep-their-case": {"Bogus: 1\nadmin: {listen: \"127.0.0.1:1\", pprofS: true}\nroutes:\n  - {name: a, path: /a, backend: \"http://h\", timeouts: {Reed: 1s}}\n", nil,
 			func(t *testing.T, _ *config.Config, err error) {
 				assert.Equal(t, map[string]string{"Bogus": "unknown key", "admin.pprofS": "unknown key", "routes[0].timeouts.Reed": "unknown key"}, problems(t, err))
