@@ -185,7 +185,15 @@ func unknownKeys(prefix string, raw map[string]any, t reflect.Type) config.Probl
 	for k, val := range raw {
 		f, ok := fields[strings.ToLower(k)]
 		if !ok {
-			ps = append(ps, config.Problem{Key: prefix + k, Msg: "unknown key"})
+			msg := "unknown key"
+			names := map[string]bool{}
+			for _, f := range fields {
+				names[f.Tag.Get("mapstructure")] = true
+			}
+			if near := nearestFold(k, names); near != "" {
+				msg += "; did you mean " + prefix + near + "?"
+			}
+			ps = append(ps, config.Problem{Key: prefix + k, Msg: msg})
 			continue
 		}
 		key := prefix + f.Tag.Get("mapstructure")
@@ -367,6 +375,17 @@ func nearest(name string, known map[string]bool) string {
 		}
 	}
 	return best
+}
+
+// nearestFold is nearest for keys, which viper compares without case.
+func nearestFold(name string, known map[string]bool) string {
+	folded := map[string]string{}
+	lower := map[string]bool{}
+	for k := range known {
+		folded[strings.ToLower(k)] = k
+		lower[strings.ToLower(k)] = true
+	}
+	return folded[nearest(strings.ToLower(name), lower)]
 }
 
 func editDistance(a, b string) int {

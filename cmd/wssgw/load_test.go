@@ -157,7 +157,10 @@ func TestLoad(t *testing.T) {
 		"fail/unknown-keys": {"bogus: 1\nadmin: {listen: \"127.0.0.1:1\", pprofs: true}\nroutes:\n  - {name: a, path: /a, backend: \"http://h\", timeouts: {reed: 1s}}\n", nil,
 			func(t *testing.T, _ *config.Config, err error) {
 				ps := problems(t, err)
-				assert.Equal(t, map[string]string{"bogus": "unknown key", "admin.pprofs": "unknown key", "routes[0].timeouts.reed": "unknown key"}, ps)
+				assert.Equal(t, map[string]string{
+					"bogus": "unknown key", "admin.pprofs": "unknown key; did you mean admin.pprof?",
+					"routes[0].timeouts.reed": "unknown key; did you mean routes[0].timeouts.read?",
+				}, ps)
 			}},
 		"fail/explicit-zero-is-not-default": {"routes:\n  - {name: a, path: /a, backend: \"http://h\", maxBodyBytes: 0, timeouts: {read: 0s}}\n", nil,
 			func(t *testing.T, _ *config.Config, err error) {
@@ -235,7 +238,10 @@ func TestLoad(t *testing.T) {
 		}},
 		"fail/unknown-keys-keep-their-case": {"Bogus: 1\nadmin: {listen: \"127.0.0.1:1\", pprofS: true}\nroutes:\n  - {name: a, path: /a, backend: \"http://h\", timeouts: {Reed: 1s}}\n", nil,
 			func(t *testing.T, _ *config.Config, err error) {
-				assert.Equal(t, map[string]string{"Bogus": "unknown key", "admin.pprofS": "unknown key", "routes[0].timeouts.Reed": "unknown key"}, problems(t, err))
+				assert.Equal(t, map[string]string{
+					"Bogus": "unknown key", "admin.pprofS": "unknown key; did you mean admin.pprof?",
+					"routes[0].timeouts.Reed": "unknown key; did you mean routes[0].timeouts.read?",
+				}, problems(t, err))
 			}},
 		"fail/policy-key-path-one-spelling": {"routes:\n  - {name: a, path: /a, backend: \"http://h\", policy: pv}\npolicies:\n  pv:\n    trust: {caFiles: [/nonexistent/ca.crt]}\n    timestamp: {maxAge: 5}\n", nil,
 			func(t *testing.T, _ *config.Config, err error) {
