@@ -24,7 +24,7 @@ func (c *Config) validatePolicies(ps *Problems) {
 			ps.add(key, "%q is reserved for routes without a policy", PolicyNone)
 		}
 		if !routeName.MatchString(name) {
-			ps.add(key, "policy names must be 1-64 characters of a-z, 0-9, '-' and '_'")
+			ps.add(key, "policy names must be 1-64 characters of a-z, 0-9, '-' and '_', got %q", name)
 		}
 		c.Policies[name].validate(ps, key)
 	}
