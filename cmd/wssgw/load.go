@@ -244,12 +244,7 @@ func decodeProblems(err error) config.Problems {
 	walk = func(e error) {
 		switch x := e.(type) {
 		case *mapstructure.DecodeError:
-			msg := "invalid value: " + x.Unwrap().Error()
-			var ve *config.ValueError
-			if errors.As(x.Unwrap(), &ve) {
-				msg = ve.Msg
-			}
-			ps = append(ps, config.Problem{Key: keyPath(x.Name()), Msg: msg})
+			ps = append(ps, config.Problem{Key: keyPath(x.Name()), Msg: decodeMsg(x.Unwrap())})
 		case interface{ Unwrap() []error }:
 			for _, c := range x.Unwrap() {
 				walk(c)
@@ -263,6 +258,48 @@ func decodeProblems(err error) config.Problems {
 		ps = append(ps, config.Problem{Key: "(file)", Msg: err.Error()})
 	}
 	return ps
+}
+
+// decodeMsg says what is wrong with a value the decoder refused, echoing
+// the value.
+func decodeMsg(err error) string {
+	var (
+		ve *config.ValueError
+		pe *mapstructure.ParseError
+		ue *mapstructure.UnconvertibleTypeError
+	)
+	switch {
+	case errors.As(err, &ve):
+		return ve.Msg
+	case errors.As(err, &pe) && pe.Expected.IsValid():
+		return fmt.Sprintf("invalid value %q: want %s", fmt.Sprint(pe.Value), typeWord(pe.Expected.Type()))
+	case errors.As(err, &ue) && ue.Expected.IsValid():
+		return fmt.Sprintf("invalid value %v (%T): want %s", ue.Value, ue.Value, typeWord(ue.Expected.Type()))
+	}
+	if msg := err.Error(); strings.HasPrefix(msg, "invalid ") {
+		return msg // a TextUnmarshaler's own message (sizes) names the value
+	}
+	return "invalid value: " + err.Error()
+}
+
+// typeWord names a config value's type for an operator.
+func typeWord(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "a section (key: value)"
+	}
+	return t.String()
 }
 
 // fileKeys maps every key path of the file, lower-cased as viper keeps

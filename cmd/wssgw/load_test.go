@@ -258,6 +258,15 @@ func TestLoad(t *testing.T) {
 					"policies.pv.trust.caFiles[1]": `cannot read "/nonexistent/ca.crt": no such file or directory`,
 				}, ps)
 			}},
+		"fail/decode-errors-echo-the-value": {"admin: {pprof: maybe}\nxml: {maxDepth: deep}\nroutes:\n  - {name: a, path: /a, backend: \"http://h\", maxBodyBytes: lots, maxIdleConns: abc}\n", nil,
+			func(t *testing.T, _ *config.Config, err error) {
+				assert.Equal(t, map[string]string{
+					"admin.pprof":            `invalid value "maybe": want true or false`,
+					"xml.maxDepth":           `invalid value "deep": want a whole number`,
+					"routes[0].maxBodyBytes": `invalid size "lots": want an integer with an optional KiB, MiB or GiB suffix`,
+					"routes[0].maxIdleConns": `invalid value "abc": want a whole number`,
+				}, problems(t, err))
+			}},
 		"fail/not-yaml": {"routes: [\n", nil, func(t *testing.T, _ *config.Config, err error) {
 			require.Error(t, err)
 			var ps config.Problems
