@@ -64,7 +64,9 @@ func loadConfig(file string, flags *pflag.FlagSet) (*config.Config, error) {
 	ps := decodeProblems(decodeErr)
 	ps = append(ps, unknownKeys("", v.AllSettings(), reflect.TypeOf(cfg))...)
 	ps = mergeProblems(ps, cfg.Validate())
-	ps = originalKeys(ps, fileKeys(file))
+	keys := fileKeys(file)
+	ps = originalKeys(ps, keys)
+	ps = policyNameCase(ps, keys)
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Key < ps[j].Key })
 	ps = append(ps, unknownEnv(os.Environ(), envNames(reflect.TypeOf(cfg)))...)
 	return &cfg, ps.Err()
@@ -346,6 +348,48 @@ func originalKeys(ps config.Problems, keys map[string]string) config.Problems {
 		}
 	}
 	return ps
+}
+
+// policyNameCase reports policy names that are not lower-case. Viper
+// lower-cases every key, so a policy written PartnerA is known as partnera
+// and passes the name check, while a route naming PartnerA finds no policy:
+// that is one mistake, reported once, on the policy's name.
+func policyNameCase(ps config.Problems, keys map[string]string) config.Problems {
+	named := map[string]bool{}
+	for _, p := range ps {
+		named[p.Key] = true
+	}
+	bad := map[string]bool{}
+	for _, orig := range keys {
+		name, ok := strings.CutPrefix(orig, "policies.")
+		if !ok || strings.Contains(name, ".") || name == strings.ToLower(name) {
+			continue
+		}
+		bad[name] = true
+		if !named[orig] {
+			ps = append(ps, config.Problem{Key: orig, Msg: fmt.Sprintf("policy names must be 1-64 characters of a-z, 0-9, '-' and '_', got %q", name)})
+		}
+	}
+	kept := ps[:0]
+	for _, p := range ps {
+		if name, ok := unknownPolicy(p); ok && bad[name] {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return kept
+}
+
+// unknownPolicy returns the policy a route's "unknown policy" problem names.
+func unknownPolicy(p config.Problem) (string, bool) {
+	if !strings.HasSuffix(p.Key, ".policy") {
+		return "", false
+	}
+	var name string
+	if _, err := fmt.Sscanf(p.Msg, "unknown policy %q", &name); err != nil {
+		return "", false
+	}
+	return name, true
 }
 
 // envNames lists the environment variable of every scalar config key:

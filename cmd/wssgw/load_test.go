@@ -267,6 +267,14 @@ func TestLoad(t *testing.T) {
 					"routes[0].maxIdleConns": `invalid value "abc": want a whole number`,
 				}, problems(t, err))
 			}},
+		"fail/policy-name-not-lower-case": {"routes:\n  - {name: a, path: /a, backend: \"http://h\", policy: PartnerA}\npolicies:\n  PartnerA:\n    trust: {caFiles: [" + ca + "]}\n", nil,
+			func(t *testing.T, _ *config.Config, err error) {
+				// Viper knows the policy as partnera; the route naming
+				// PartnerA is not a second problem.
+				assert.Equal(t, map[string]string{
+					"policies.PartnerA": `policy names must be 1-64 characters of a-z, 0-9, '-' and '_', got "PartnerA"`,
+				}, problems(t, err))
+			}},
 		"fail/not-yaml": {"routes: [\n", nil, func(t *testing.T, _ *config.Config, err error) {
 			require.Error(t, err)
 			var ps config.Problems
