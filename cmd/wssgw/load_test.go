@@ -128,6 +128,8 @@ func structKeys(t reflect.Type, prefix string) []string {
 
 func TestLoad(t *testing.T) {
 	const route = "routes:\n  - {name: a, path: /a, backend: \"http://127.0.0.1:1\"}\n"
+	ca, err := filepath.Abs(filepath.Join("..", "..", "examples", "keys", "ca.crt"))
+	require.NoError(t, err)
 	tests := map[string]struct {
 		file  string
 		env   map[string]string
@@ -155,7 +157,10 @@ func TestLoad(t *testing.T) {
 		"fail/unknown-keys": {"bogus: 1\nadmin: {listen: \"127.0.0.1:1\", pprofs: true}\nroutes:\n  - {name: a, path: /a, backend: \"http://h\", timeouts: {reed: 1s}}\n", nil,
 			func(t *testing.T, _ *config.Config, err error) {
 				ps := problems(t, err)
-				assert.Equal(t, map[string]string{"bogus": "unknown key", "admin.pprofs": "unknown key", "routes[0].timeouts.reed": "unknown key"}, ps)
+				assert.Equal(t, map[string]string{
+					"bogus": "unknown key", "admin.pprofs": "unknown key; did you mean admin.pprof?",
+					"routes[0].timeouts.reed": "unknown key; did you mean routes[0].timeouts.read?",
+				}, ps)
 			}},
 		"fail/explicit-zero-is-not-default": {"routes:\n  - {name: a, path: /a, backend: \"http://h\", maxBodyBytes: 0, timeouts: {read: 0s}}\n", nil,
 			func(t *testing.T, _ *config.Config, err error) {
@@ -173,6 +178,102 @@ func TestLoad(t *testing.T) {
 		"fail/bad-env": {route, map[string]string{"WSSGW_ADMIN_PPROF": "maybe"},
 			func(t *testing.T, _ *config.Config, err error) {
 				assert.Contains(t, problems(t, err), "admin.pprof")
+			}},
+		"ok/zero-duration-without-unit": {"shutdown: {delay: 0}\nserver: {writeTimeout: 0}\n" + route, nil,
+			func(t *testing.T, cfg *config.Config, err error) {
+				require.NoError(t, err)
+				assert.Zero(t, cfg.Shutdown.Delay)
+				assert.Zero(t, cfg.Server.WriteTimeout)
+			}},
+		"ok/env-duration-with-unit": {route, map[string]string{"WSSGW_SERVER_IDLETIMEOUT": "90s"},
+			func(t *testing.T, cfg *config.Config, err error) {
+				require.NoError(t, err)
+				assert.Equal(t, 90*time.Second, cfg.Server.IdleTimeout)
+			}},
+		"fail/duration-without-unit": {"routes:\n  - {name: a, path: /a, backend: \"http://h\", timeouts: {backend: 5}}\n", nil,
+			func(t *testing.T, _ *config.Config, err error) {
+				// One mistake, one problem: no "must be positive" beside it.
+				assert.Equal(t, map[string]string{
+					"routes[0].timeouts.backend": "duration 5 needs a unit such as 5s (500ms, 30s, 2m; a bare number would be nanoseconds)",
+				}, problems(t, err))
+			}},
+		"fail/duration-without-unit-quoted": {"shutdown: {drainTimeout: \"30\"}\n" + route, nil,
+			func(t *testing.T, _ *config.Config, err error) {
+				assert.Equal(t, map[string]string{
+					"shutdown.drainTimeout": "duration 30 needs a unit such as 5s (500ms, 30s, 2m; a bare number would be nanoseconds)",
+				}, problems(t, err))
+			}},
+		"fail/duration-fraction-without-unit": {"server: {idleTimeout: 1.5}\n" + route, nil,
+			func(t *testing.T, _ *config.Config, err error) {
+				assert.Contains(t, problems(t, err)["server.idleTimeout"], "duration 1.5 needs a unit such as 5s")
+			}},
+		"fail/env-duration-without-unit": {route, map[string]string{"WSSGW_SHUTDOWN_DRAINTIMEOUT": "10"},
+			func(t *testing.T, _ *config.Config, err error) {
+				assert.Equal(t, map[string]string{
+					"shutdown.drainTimeout": "duration 10 needs a unit such as 5s (500ms, 30s, 2m; a bare number would be nanoseconds)",
+				}, problems(t, err))
+			}},
+		"fail/bad-duration-echoes-value": {"shutdown: {drainTimeout: 5 s}\n" + route, nil,
+			func(t *testing.T, _ *config.Config, err error) {
+				assert.Equal(t, map[string]string{
+					"shutdown.drainTimeout": `invalid duration "5 s": write a number with a unit such as 500ms, 30s or 2m`,
+				}, problems(t, err))
+			}},
+		"fail/env-unknown-variable": {route, map[string]string{"WSSGW_LOGG_LEVEL": "debug"},
+			func(t *testing.T, _ *config.Config, err error) {
+				assert.Equal(t, map[string]string{
+					"WSSGW_LOGG_LEVEL": `unknown environment variable (value "debug"); did you mean WSSGW_LOG_LEVEL?`,
+				}, problems(t, err))
+			}},
+		"fail/env-unknown-variable-far-from-any": {route, map[string]string{"WSSGW_ZZZZZZZZZZZZZZZZZZ": "1"},
+			func(t *testing.T, _ *config.Config, err error) {
+				assert.Equal(t, map[string]string{"WSSGW_ZZZZZZZZZZZZZZZZZZ": `unknown environment variable (value "1")`}, problems(t, err))
+			}},
+		"ok/kubernetes-service-links-are-not-config": {route, map[string]string{
+			"WSSGW_SERVICE_HOST": "10.0.0.1", "WSSGW_SERVICE_PORT": "8080", "WSSGW_SERVICE_PORT_SOAP": "8080",
+			"WSSGW_PORT": "tcp://10.0.0.1:8080", "WSSGW_PORT_8080_TCP": "tcp://10.0.0.1:8080",
+			"WSSGW_PORT_8080_TCP_ADDR": "10.0.0.1", "WSSGW_ADMIN_SERVICE_HOST": "10.0.0.2",
+		}, func(t *testing.T, _ *config.Config, err error) {
+			require.NoError(t, err)
+		}},
+		"fail/unknown-keys-keep-their-case": {"Bogus: 1\nadmin: {listen: \"127.0.0.1:1\", pprofS: true}\nroutes:\n  - {name: a, path: /a, backend: \"http://h\", timeouts: {Reed: 1s}}\n", nil,
+			func(t *testing.T, _ *config.Config, err error) {
+				assert.Equal(t, map[string]string{
+					"Bogus": "unknown key", "admin.pprofS": "unknown key; did you mean admin.pprof?",
+					"routes[0].timeouts.Reed": "unknown key; did you mean routes[0].timeouts.read?",
+				}, problems(t, err))
+			}},
+		"fail/policy-key-path-one-spelling": {"routes:\n  - {name: a, path: /a, backend: \"http://h\", policy: pv}\npolicies:\n  pv:\n    trust: {caFiles: [/nonexistent/ca.crt]}\n    timestamp: {maxAge: 5}\n", nil,
+			func(t *testing.T, _ *config.Config, err error) {
+				// The policy that failed to decode is not also an "unknown
+				// policy" of the route naming it.
+				assert.Equal(t, map[string]string{
+					"policies.pv.timestamp.maxAge": "duration 5 needs a unit such as 5s (500ms, 30s, 2m; a bare number would be nanoseconds)",
+				}, problems(t, err))
+			}},
+		"fail/list-element-key-path": {"routes:\n  - {name: a, path: /a, backend: \"http://h\", policy: pv}\npolicies:\n  pv:\n    trust: {caFiles: [" + ca + ", /nonexistent/ca.crt]}\n", nil,
+			func(t *testing.T, _ *config.Config, err error) {
+				ps := problems(t, err)
+				assert.Equal(t, map[string]string{
+					"policies.pv.trust.caFiles[1]": `cannot read "/nonexistent/ca.crt": no such file or directory`,
+				}, ps)
+			}},
+		"fail/decode-errors-echo-the-value": {"admin: {pprof: maybe}\nxml: {maxDepth: deep}\nroutes:\n  - {name: a, path: /a, backend: \"http://h\", maxBodyBytes: lots, maxIdleConns: abc}\n", nil,
+			func(t *testing.T, _ *config.Config, err error) {
+				assert.Equal(t, map[string]string{
+					"admin.pprof":            `invalid value "maybe": want true or false`,
+					"xml.maxDepth":           `invalid value "deep": want a whole number`,
+					"routes[0].maxBodyBytes": `invalid size "lots": want an integer with an optional KiB, MiB or GiB suffix`,
+					"routes[0].maxIdleConns": `invalid value "abc": want a whole number`,
+				}, problems(t, err))
+			}},
+		"fail/policy-name-not-lower-case": {"routes:\n  - {name: a, path: /a, backend: \"http://h\", policy: PartnerA}\npolicies:\n  PartnerA:\n    trust: {caFiles: [" + ca + "]}\n", nil,
+			func(t *testing.T, _ *config.Config, err error) {
+				// Viper knows the policy as partnera; the route naming
+				// PartnerA is not a second problem.
+				assert.Equal(t, map[string]string{
+					"policies.PartnerA": `policy names must be 1-64 characters of a-z, 0-9, '-' and '_', got "PartnerA"`,
+				}, problems(t, err))
 			}},
 		"fail/not-yaml": {"routes: [\n", nil, func(t *testing.T, _ *config.Config, err error) {
 			require.Error(t, err)

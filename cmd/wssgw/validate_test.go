@@ -86,3 +86,41 @@ func TestValidateConfigMap(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateOutput: `wssgw validate` prints one line per mistake, naming
+// the exact key path as the file spells it and echoing the value.
+func TestValidateOutput(t *testing.T) {
+	const route = "routes:\n  - {name: a, path: /a, backend: \"http://127.0.0.1:1\"}\n"
+	for _, tc := range []struct {
+		name string
+		file string
+		env  map[string]string
+		out  string // the whole of stdout
+	}{
+		{"ok/units", "shutdown: {delay: 0, drainTimeout: 30s}\n" + route, nil, "c.yaml: ok\n"},
+		{"ok/env-with-unit", route, map[string]string{"WSSGW_SHUTDOWN_DRAINTIMEOUT": "10s"}, "c.yaml: ok\n"},
+		{"fail/bare-number", "routes:\n  - {name: a, path: /a, backend: \"http://h\", timeouts: {backend: 5}}\n", nil,
+			"routes[0].timeouts.backend: duration 5 needs a unit such as 5s (500ms, 30s, 2m; a bare number would be nanoseconds)\n"},
+		{"fail/env-bare-number", route, map[string]string{"WSSGW_SHUTDOWN_DRAINTIMEOUT": "10"},
+			"shutdown.drainTimeout: duration 10 needs a unit such as 5s (500ms, 30s, 2m; a bare number would be nanoseconds)\n"},
+		{"fail/env-typo", route, map[string]string{"WSSGW_LOGG_LEVEL": "debug"},
+			"WSSGW_LOGG_LEVEL: unknown environment variable (value \"debug\"); did you mean WSSGW_LOG_LEVEL?\n"},
+		{"fail/unknown-key-case", "Shutdown: {drainTimeot: 5s}\n" + route, nil, "Shutdown.drainTimeot: unknown key; did you mean shutdown.drainTimeout?\n"},
+		{"fail/policy-path", "routes:\n  - {name: a, path: /a, backend: \"http://h\", policy: pv}\npolicies:\n  pv:\n    timestamp: {futureSkew: 60}\n", nil,
+			"policies.pv.timestamp.futureSkew: duration 60 needs a unit such as 5s (500ms, 30s, 2m; a bare number would be nanoseconds)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			out, _, err := runCLI(t, nil, "validate", "--config", writeConfig(t, tc.file))
+			if strings.HasPrefix(tc.name, "ok/") {
+				require.NoError(t, err)
+				assert.True(t, strings.HasSuffix(out, tc.out), "got %q", out)
+				return
+			}
+			require.Error(t, err)
+			assert.Equal(t, tc.out, out)
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -192,4 +193,55 @@ func writeKeyPair(t *testing.T, dir string) (certFile, keyFile string) {
 	require.NoError(t, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600))
 	require.NoError(t, os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}), 0o600))
 	return certFile, keyFile
+}
+
+// TestValidateEchoesValue: each problem names the exact key, list elements
+// and named sections included, and echoes the offending value.
+func TestValidateEchoesValue(t *testing.T) {
+	dir := t.TempDir()
+	cert, _ := writeKeyPair(t, dir)
+	missing := filepath.Join(dir, "missing.crt")
+	tests := map[string]struct {
+		mutate func(c *Config)
+		key    string
+		value  string
+	}{
+		"fail/route-timeout":        {func(c *Config) { c.Routes[0].Timeouts.Backend = -5 * time.Second }, "routes[0].timeouts.backend", "-5s"},
+		"fail/backend-tls-on-http":  {func(c *Config) { c.Routes[0].BackendTLS.CAFile = cert }, "routes[0].backendTLS", "http://127.0.0.1:9000"},
+		"fail/templates-max-bytes":  {func(c *Config) { c.Templates.MaxBytes = 1024 }, "templates.maxBytes", "1KiB"},
+		"fail/templates-learn-rate": {func(c *Config) { c.Templates.LearnPerSecond = -2 }, "templates.learnPerSecond", "-2"},
+		"fail/templates-max":        {func(c *Config) { c.Templates.MaxTemplates = 0 }, "templates.maxTemplates", "got 0"},
+		"fail/templates-burst":      {func(c *Config) { c.Templates.LearnBurst = -1 }, "templates.learnBurst", "-1"},
+		"fail/policy-name": {func(c *Config) {
+			c.Policies = map[string]Policy{"Bad Name": DefaultPolicy()}
+		}, "policies.Bad Name", `"Bad Name"`},
+		"fail/ca-file-element": {func(c *Config) {
+			p := DefaultPolicy()
+			p.Trust.CAFiles = []string{cert, missing}
+			c.Policies = map[string]Policy{"pv": p}
+		}, "policies.pv.trust.caFiles[1]", missing},
+		"fail/known-cert-element": {func(c *Config) {
+			p := DefaultPolicy()
+			p.Trust.CAFiles = []string{cert}
+			p.Trust.KnownCertFiles = []string{missing}
+			c.Policies = map[string]Policy{"pv": p}
+		}, "policies.pv.trust.knownCertFiles[0]", missing},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			c := valid()
+			tc.mutate(&c)
+			var ps Problems
+			require.True(t, errors.As(c.Validate(), &ps))
+			msgs := map[string]string{}
+			for _, p := range ps {
+				msgs[p.Key] = p.Msg
+			}
+			require.Contains(t, msgs, tc.key, "problems: %v", ps)
+			assert.Contains(t, msgs[tc.key], tc.value)
+			if strings.Contains(name, "element") {
+				assert.Len(t, ps, 1, "an unreadable file is one problem, not also the store's: %v", ps)
+			}
+		})
+	}
 }

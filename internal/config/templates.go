@@ -37,16 +37,16 @@ func (t Templates) validate(ps *Problems, key string) {
 		return
 	}
 	if t.MaxTemplates < 1 {
-		ps.add(key+".maxTemplates", "must be at least 1 (set enabled: false to turn templates off)")
+		ps.add(key+".maxTemplates", "must be at least 1 (set enabled: false to turn templates off), got %d", t.MaxTemplates)
 	}
 	if t.MaxBytes < 64<<10 {
-		ps.add(key+".maxBytes", "must be at least 64KiB")
+		ps.add(key+".maxBytes", "must be at least 64KiB, got %s", t.MaxBytes)
 	}
 	if t.LearnPerSecond <= 0 {
-		ps.add(key+".learnPerSecond", "must be positive")
+		ps.add(key+".learnPerSecond", "must be positive, got %g", t.LearnPerSecond)
 	}
 	if t.LearnBurst < 1 {
-		ps.add(key+".learnBurst", "must be at least 1")
+		ps.add(key+".learnBurst", "must be at least 1, got %d", t.LearnBurst)
 	}
 	if t.ImportFile != "" {
 		checkReadable(ps, key+".importFile", t.ImportFile)

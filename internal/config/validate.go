@@ -134,7 +134,7 @@ func (b BackendTLS) validate(ps *Problems, key string, backend *url.URL) {
 		return
 	}
 	if backend != nil && backend.Scheme != "https" {
-		ps.add(key, "is set but the backend is not https")
+		ps.add(key, "is set but the backend is not https: %q", backend.String())
 	}
 	if b.CAFile != "" {
 		checkCAFile(ps, key+".caFile", b.CAFile)

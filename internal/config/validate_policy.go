@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -23,7 +24,7 @@ func (c *Config) validatePolicies(ps *Problems) {
 			ps.add(key, "%q is reserved for routes without a policy", PolicyNone)
 		}
 		if !routeName.MatchString(name) {
-			ps.add(key, "policy names must be 1-64 characters of a-z, 0-9, '-' and '_'")
+			ps.add(key, "policy names must be 1-64 characters of a-z, 0-9, '-' and '_', got %q", name)
 		}
 		c.Policies[name].validate(ps, key)
 	}
@@ -102,6 +103,26 @@ func (p Policy) validateTrust(ps *Problems, key string) {
 		ps.add(key+".caFiles", "a CA file or a pin is required when signature is required")
 	}
 	if !anchored && len(t.KnownCertFiles)+len(t.CRLFiles)+len(t.IntermediateFiles) == 0 {
+		return
+	}
+	// A file that cannot be read is named by its list element; the store
+	// is only built (and its own error reported) when every file reads.
+	unreadable := false
+	for _, list := range []struct {
+		name  string
+		files []string
+	}{
+		{"caFiles", t.CAFiles}, {"intermediateFiles", t.IntermediateFiles}, {"pinnedCertFiles", t.PinnedCertFiles},
+		{"knownCertFiles", t.KnownCertFiles}, {"crlFiles", t.CRLFiles},
+	} {
+		for i, f := range list.files {
+			if _, err := os.Stat(f); err != nil {
+				ps.add(fmt.Sprintf("%s.%s[%d]", key, list.name, i), "cannot read %q: %v", f, errors.Unwrap(err))
+				unreadable = true
+			}
+		}
+	}
+	if unreadable {
 		return
 	}
 	if _, err := trust.NewStore(t.TrustOptions()); err != nil {

@@ -81,6 +81,15 @@ func TestEnvironmentAndFlagOverrides(t *testing.T) {
 	assert.Equal(t, 0, code)
 }
 
+func TestEnvironmentTypoAndUnitlessDuration(t *testing.T) {
+	// A misspelt variable and a duration without a unit stop the gateway
+	// instead of being ignored or read as nanoseconds: one line each.
+	out, _, code := runCLI(t, []string{"WSSGW_LOGG_LEVEL=debug", "WSSGW_SHUTDOWN_DRAINTIMEOUT=10"}, "validate", "--config", "../../config.example.yaml")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "shutdown.drainTimeout: duration 10 needs a unit such as 5s (500ms, 30s, 2m; a bare number would be nanoseconds)\n"+
+		"WSSGW_LOGG_LEVEL: unknown environment variable (value \"debug\"); did you mean WSSGW_LOG_LEVEL?\n", out)
+}
+
 func TestVersionFromBuild(t *testing.T) {
 	out, _, code := runCLI(t, nil, "version")
 	require.Equal(t, 0, code)
