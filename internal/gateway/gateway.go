@@ -140,9 +140,13 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange, k
 		// A secured request is read whole and verified before a byte of
 		// it reaches the backend (DESIGN.md §5.4).
 		out, res, err := rt.security.secure(r.Context(), r, e.body, rt.metrics, kind, e.version)
+		e.engine = engineOf(res)
 		if err != nil {
 			e.fail(err)
 			return
+		}
+		if res != nil {
+			e.signer = res.Signer()
 		}
 		if rt.responder != nil {
 			r = withRequester(r, res, rt.responder.cfg.SignatureConfirmation)
