@@ -38,6 +38,10 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 	reserved := newReservedHeaders(cfg.Routes)
 	for _, rc := range cfg.Routes {
 		r, err := newRoute(rc, m, pool, reserved)
+		if err == nil {
+			// The proxy's own lines: a response body cut while copying.
+			r.proxy.ErrorLog = newErrorLog(log.With("route", rc.Name), "proxy", nil)
+		}
 		if err == nil && rc.Policy != config.PolicyNone {
 			r.security, err = newSecurity(rc, ps.byName[rc.Policy], ps.metrics[rc.Policy], cfg.XML, cfg.MIME, ps.templates[rc.Policy], log)
 		}

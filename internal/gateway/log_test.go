@@ -38,8 +38,8 @@ func (l *logBuffer) String() string {
 	return l.b.String()
 }
 
-// requests returns the request log lines, oldest first.
-func (l *logBuffer) requests(t *testing.T) []map[string]any {
+// all returns every log line, oldest first; each must be JSON.
+func (l *logBuffer) all(t *testing.T) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(l.String()), "\n") {
@@ -48,6 +48,16 @@ func (l *logBuffer) requests(t *testing.T) []map[string]any {
 		}
 		var rec map[string]any
 		require.NoError(t, json.Unmarshal([]byte(line), &rec), "%s", line)
+		out = append(out, rec)
+	}
+	return out
+}
+
+// requests returns the request log lines, oldest first.
+func (l *logBuffer) requests(t *testing.T) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, rec := range l.all(t) {
 		if rec["msg"] == "request" {
 			out = append(out, rec)
 		}
