@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -162,4 +163,47 @@ func gathered(t *testing.T, m *metrics.Metrics, name string, want map[string]str
 		}
 	}
 	return -1
+}
+
+// TestProxyErrorLogged: the reverse proxy's own line for a backend that
+// cuts its response goes to slog, named by route, beside the request line.
+func TestProxyErrorLogged(t *testing.T) {
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "1000")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte("<partial>"))
+		w.(http.Flusher).Flush()
+		conn, _, _ := http.NewResponseController(w).Hijack()
+		conn.Close()
+	}))
+	t.Cleanup(backend.Close)
+	cfg := config.Default()
+	cfg.Routes = []config.Route{{Name: "orders", Path: "/orders", Backend: backend.URL}}
+	cfg.ApplyDefaults()
+	require.NoError(t, cfg.Validate())
+	var logs logBuffer
+	gw, err := New(&cfg, metrics.New(metrics.BuildInfo{Version: "test"}), slog.New(slog.NewJSONHandler(&logs, nil)))
+	require.NoError(t, err)
+	t.Cleanup(gw.Close)
+	srv := httptest.NewServer(gw)
+	t.Cleanup(srv.Close)
+	resp, err := http.Post(srv.URL+"/orders", "text/xml", strings.NewReader(testEnvelope))
+	if err == nil {
+		_, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	var proxy map[string]any
+	require.Eventually(t, func() bool {
+		for _, rec := range logs.all(t) {
+			if rec["msg"] == "net/http" && rec["source"] == "proxy" {
+				proxy = rec
+				return true
+			}
+		}
+		return false
+	}, 2*time.Second, 10*time.Millisecond, "%s", logs.String())
+	assert.Equal(t, "WARN", proxy["level"])
+	assert.Equal(t, "orders", proxy["route"])
+	assert.Contains(t, proxy["error"], "body copy")
+	assert.NotContains(t, logs.String(), "<partial>", "bodies are never logged")
 }
