@@ -155,8 +155,9 @@ func missing(used map[string][]string, fams map[string]bool) []string {
 }
 
 // scrape builds the real binary, runs it on a configuration with a secured
-// route (demo keys, so that policy, stage, template and certificate series
-// exist), and returns its /metrics in the Prometheus text format.
+// route and a TLS listener (demo keys, so that policy, stage, template,
+// certificate and TLS handshake series exist), and returns its /metrics in
+// the Prometheus text format.
 func scrape(t *testing.T) []byte {
 	t.Helper()
 	dir := t.TempDir()
@@ -171,6 +172,11 @@ func scrape(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	cfg := fmt.Sprintf(`listen: 127.0.0.1:0
+tls: # exports the TLS handshake failure series
+  certFile: %[1]s/gateway.crt
+  keyFile: %[1]s/gateway.key
+  clientCAFile: %[1]s/ca.crt
+  clientAuth: request
 admin:
   listen: 127.0.0.1:0
 log:
@@ -385,6 +391,9 @@ func TestLabelValuesExist(t *testing.T) {
 	}
 	for _, r := range wss.Reasons() {
 		known["reason"][r.String()] = true
+	}
+	for _, r := range metrics.TLSHandshakeReasons() {
+		known["reason"][r] = true
 	}
 	matcher := regexp.MustCompile(`\b(outcome|stage|result|reason)\s*(=~|!~|=|!=)\s*"([^"]*)"`)
 	checked := 0

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/trust"
 )
 
 // exchange is one request's state. It is the http.ResponseWriter the proxy
@@ -25,7 +26,9 @@ type exchange struct {
 	status    int
 	sent      int64
 	outcome   metrics.Outcome
-	reason    error // why the gateway answered itself; logged, never sent
+	reason    error           // why the gateway answered itself; logged, never sent
+	engine    string          // the engine that processed a secured request: engineTemplate or engineDOM
+	signer    *trust.Identity // the verified signer of an accepted request
 }
 
 func (e *exchange) WriteHeader(code int) {

@@ -38,6 +38,10 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 	reserved := newReservedHeaders(cfg.Routes)
 	for _, rc := range cfg.Routes {
 		r, err := newRoute(rc, m, pool, reserved)
+		if err == nil {
+			// The proxy's own lines: a response body cut while copying.
+			r.proxy.ErrorLog = newErrorLog(log.With("route", rc.Name), "proxy", nil)
+		}
 		if err == nil && rc.Policy != config.PolicyNone {
 			r.security, err = newSecurity(rc, ps.byName[rc.Policy], ps.metrics[rc.Policy], cfg.XML, cfg.MIME, ps.templates[rc.Policy], log)
 		}
@@ -140,9 +144,13 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange, k
 		// A secured request is read whole and verified before a byte of
 		// it reaches the backend (DESIGN.md §5.4).
 		out, res, err := rt.security.secure(r.Context(), r, e.body, rt.metrics, kind, e.version)
+		e.engine = engineOf(res)
 		if err != nil {
 			e.fail(err)
 			return
+		}
+		if res != nil {
+			e.signer = res.Signer()
 		}
 		if rt.responder != nil {
 			r = withRequester(r, res, rt.responder.cfg.SignatureConfirmation)

@@ -2,12 +2,34 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/wss"
 )
+
+// Engines, the engine field of the request log line.
+const (
+	engineTemplate = "template" // a learned template matched (the fast path)
+	engineDOM      = "dom"      // the DOM engine processed the message
+)
+
+// engineOf is the engine that processed a secured message, from its
+// template lookup; "" when no engine ran (the body was not read or not
+// parsed, or the policy forwards it unparsed).
+func engineOf(res *wss.Result) string {
+	switch {
+	case res == nil:
+		return ""
+	case res.Lookup == metrics.LookupHit:
+		return engineTemplate
+	default:
+		return engineDOM
+	}
+}
 
 // logRequest writes the one line per request. It carries no message
 // content: bodies hold partners' business data and secrets.
@@ -36,7 +58,27 @@ func (g *Gateway) logRequest(r *http.Request, e *exchange, elapsed time.Duration
 		slog.String("soap", e.version.String()),
 		slog.String("remote", r.RemoteAddr),
 	}
+	if e.route != nil {
+		policy := "none"
+		if e.route.security != nil {
+			policy = e.route.security.policy.Name
+		}
+		attrs = append(attrs, slog.String("policy", policy))
+	}
+	if e.engine != "" {
+		attrs = append(attrs, slog.String("engine", e.engine))
+	}
+	if e.signer != nil {
+		// The audit trail of which partner certificate was accepted: its
+		// subject and the SHA-256 thumbprint that tells renewed
+		// certificates of one subject apart.
+		attrs = append(attrs, slog.String("signer", e.signer.Subject), slog.String("signer_sha256", e.signer.SHA256))
+	}
 	if e.reason != nil {
+		var se *securityError
+		if errors.As(e.reason, &se) {
+			attrs = append(attrs, slog.String("reason", se.err.Reason.String()))
+		}
 		attrs = append(attrs, slog.String("error", e.reason.Error()))
 	}
 	g.log.LogAttrs(context.Background(), level, "request", attrs...)

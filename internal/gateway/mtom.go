@@ -40,11 +40,11 @@ func (s *security) secureMultipart(ctx context.Context, r *http.Request, body io
 	s.observe(rm, res)
 	if err != nil {
 		_ = pkg.Close()
-		return nil, s.reject(err)
+		return res, s.reject(err)
 	}
 	if err := s.checkForwarded(res, pkg.RootBytes, v, rm); err != nil {
 		_ = pkg.Close()
-		return nil, err
+		return res, err
 	}
 	if res != nil {
 		dropConsumed(pkg, res.Consumed)

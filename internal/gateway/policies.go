@@ -41,7 +41,7 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*pol
 	if len(used) == 0 {
 		return ps, nil
 	}
-	store, err := newReplayStore(cfg.Replay)
+	store, err := newReplayStore(cfg.Replay, log)
 	if err != nil {
 		return nil, err
 	}
@@ -114,13 +114,14 @@ func (ps *policies) close() {
 // newReplayStore opens the configured replay store. Redis is not dialed
 // here: an unreachable Redis rejects secured requests (fail closed) but
 // does not keep the gateway from starting and serving other routes.
-func newReplayStore(rc config.Replay) (replay.Store, error) {
+func newReplayStore(rc config.Replay, log *slog.Logger) (replay.Store, error) {
 	if rc.Store != "redis" {
 		return replay.NewMemory(replay.MemoryOptions{MaxEntries: rc.MaxEntries}), nil
 	}
 	o := replay.RedisOptions{
 		Addr: rc.Redis.Addr, Username: rc.Redis.Username, DB: rc.Redis.DB,
 		KeyPrefix: rc.Redis.KeyPrefix, OpTimeout: rc.Redis.Timeout,
+		Logger: log,
 	}
 	if f := rc.Redis.PasswordFile; f != "" {
 		pw, err := os.ReadFile(f)

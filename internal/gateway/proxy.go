@@ -52,7 +52,7 @@ func newProxy(rc config.Route, pool *bufferPool, reserved reservedHeaders) (*htt
 		Transport:    noSwitchTransport{transport},
 		BufferPool:   pool,
 		ErrorHandler: proxyError,
-		ErrorLog:     discardLog,
+		// ErrorLog is set by New, which has the logger.
 	}, nil
 }
 

@@ -256,9 +256,10 @@ func (rs *responder) proxyError(rt *route, w http.ResponseWriter, r *http.Reques
 		}
 		return
 	}
-	// The backend answered, but not with something the partner may get;
-	// outcome backend_fault, the reason in the log line.
-	e.outcome, e.reason = metrics.BackendFault, err
+	// The backend answered, but not with something the partner may get:
+	// outcome response_signing_failed (not backend_fault, which is the
+	// backend's own 5xx), the reason in the log line.
+	e.outcome, e.reason = metrics.ResponseSigningFailed, err
 	e.backendAt = time.Time{}
 	h := e.Header()
 	h.Set("Content-Type", e.version.ContentType())

@@ -83,7 +83,8 @@ func TestRespondBuffered(t *testing.T) {
 			case tc.want == 502:
 				assert.Contains(t, string(out), "could not be secured")
 				assert.NotContains(t, string(out), "down", "the backend's answer is not relayed")
-				assert.Equal(t, 1.0, f.outcome(t, metrics.BackendFault))
+				assert.Equal(t, 1.0, f.outcome(t, metrics.ResponseSigningFailed))
+				assert.Equal(t, 0.0, f.outcome(t, metrics.BackendFault), "a signing failure is not the backend's fault")
 			case tc.result == metrics.ResponseSigned:
 				res, err := verify(out)
 				require.NoError(t, err, "%s", out)

@@ -70,7 +70,9 @@ func wsseCode(local string) *soap.QName {
 
 // secure reads the whole body, verifies it and returns the bytes to forward
 // and the verified facts (nil when the message was forwarded unparsed) for
-// the identity headers (identity.go) and the response.
+// the identity headers (identity.go) and the response. A rejected message
+// may come with the engine's partial result (its template lookup), for the
+// log line; only an accepted one's facts are verified.
 func (s *security) secure(ctx context.Context, r *http.Request, body io.Reader, rm *metrics.RouteMetrics, kind soap.Kind, v soap.Version) ([]byte, *wss.Result, error) {
 	if kind == soap.Multipart {
 		// The package replaces r.Body itself: it is streamed, not bytes.
@@ -84,10 +86,10 @@ func (s *security) secure(ctx context.Context, r *http.Request, body io.Reader, 
 	res, out, err := s.policy.Verify(ctx, s.engine, data, s.now())
 	s.observe(rm, res)
 	if err != nil {
-		return nil, nil, s.reject(err)
+		return nil, res, s.reject(err)
 	}
 	if err := s.checkForwarded(res, data, v, rm); err != nil {
-		return nil, nil, err
+		return nil, res, err
 	}
 	return out, res, nil
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,14 +15,6 @@ import (
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/metrics"
 )
-
-// discardLog silences net/http's own error log; the gateway logs every
-// request itself, with its correlation id.
-var discardLog = log.New(discardWriter{}, "", 0)
-
-type discardWriter struct{}
-
-func (discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 
 // Server runs the data and admin listeners and drains them on shutdown.
 type Server struct {
@@ -71,7 +62,7 @@ func (s *Server) Run(ctx context.Context) error {
 	admin := &http.Server{
 		Handler:           s.adminHandler(s.cfg.Admin),
 		ReadHeaderTimeout: 5 * time.Second,
-		ErrorLog:          discardLog,
+		ErrorLog:          newErrorLog(s.log, metrics.ListenerAdmin, nil),
 	}
 	errc := make(chan error, 2)
 	go func() { errc <- serve(admin, adminLn) }()
@@ -112,6 +103,7 @@ func (s *Server) listen() (data, admin net.Listener, err error) {
 		}
 		data = tls.NewListener(data, tc)
 		s.metrics.WatchCertificates(tlsCertificates(tc))
+		s.metrics.WatchTLSListener(metrics.ListenerData)
 	}
 	return data, admin, nil
 }
@@ -124,7 +116,9 @@ func (s *Server) dataServer() *http.Server {
 		IdleTimeout:       sc.IdleTimeout,
 		WriteTimeout:      sc.WriteTimeout,
 		MaxHeaderBytes:    int(sc.MaxHeaderBytes),
-		ErrorLog:          discardLog,
+		ErrorLog: newErrorLog(s.log, metrics.ListenerData, func(reason string) {
+			s.metrics.TLSHandshakeFailure(metrics.ListenerData, reason)
+		}),
 	}
 }
 

@@ -32,6 +32,8 @@ type Metrics struct {
 	// OCSP (ocsp.go)
 	ocspFetches *prometheus.CounterVec
 	ocspCache   *ocspCache
+	// TLS handshakes (tls.go)
+	tlsFailures *prometheus.CounterVec
 }
 
 // New builds a private registry with the gateway's metrics and the Go and
@@ -87,6 +89,8 @@ func New(build BuildInfo) *Metrics {
 	reg.MustRegister(m.responses)
 	m.ocspFetches, m.ocspCache = newOCSPFetches(), newOCSPCache()
 	reg.MustRegister(m.ocspFetches, m.ocspCache)
+	m.tlsFailures = newTLSHandshakeFailures()
+	reg.MustRegister(m.tlsFailures)
 	reg.MustRegister(m.requests, m.duration, m.backend, m.received, m.sent, m.inFlight, m.readiness, info,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -7,38 +7,40 @@ type Outcome uint8
 // Outcomes. Ok and BackendFault mean the backend's response was relayed; all
 // others mean the gateway answered (or the connection was cut) itself.
 const (
-	Ok                   Outcome = iota // backend answered with a status below 500
-	BackendFault                        // backend answered 5xx (SOAP faults travel as 500)
-	MethodNotAllowed                    // not POST: 405
-	UnsupportedMediaType                // not a SOAP or MTOM content type: 415
-	TooLarge                            // body over the route's maxBodyBytes: 413
-	Unrouted                            // no route for the path: 404
-	BadRequest                          // unreadable request body: 400
-	ClientTimeout                       // body not received within timeouts.read: 408
-	ClientCanceled                      // client went away before the response
-	BackendUnavailable                  // backend could not be reached: 502
-	BackendTimeout                      // no backend response within timeouts.backend: 504
-	BackendAborted                      // backend cut its response short: connection closed
-	InternalError                       // a gateway bug: 500
-	SecurityRejected                    // WS-Security verification or policy failed: uniform fault
+	Ok                    Outcome = iota // backend answered with a status below 500
+	BackendFault                         // backend answered 5xx (SOAP faults travel as 500)
+	MethodNotAllowed                     // not POST: 405
+	UnsupportedMediaType                 // not a SOAP or MTOM content type: 415
+	TooLarge                             // body over the route's maxBodyBytes: 413
+	Unrouted                             // no route for the path: 404
+	BadRequest                           // unreadable request body: 400
+	ClientTimeout                        // body not received within timeouts.read: 408
+	ClientCanceled                       // client went away before the response
+	BackendUnavailable                   // backend could not be reached: 502
+	BackendTimeout                       // no backend response within timeouts.backend: 504
+	BackendAborted                       // backend cut its response short: connection closed
+	InternalError                        // a gateway bug: 500
+	SecurityRejected                     // WS-Security verification or policy failed: uniform fault
+	ResponseSigningFailed                // the backend's response could not be signed or encrypted: 502 fault
 	numOutcomes
 )
 
 var outcomeNames = [numOutcomes]string{
-	Ok:                   "ok",
-	BackendFault:         "backend_fault",
-	MethodNotAllowed:     "method_not_allowed",
-	UnsupportedMediaType: "unsupported_media_type",
-	TooLarge:             "too_large",
-	Unrouted:             "no_route",
-	BadRequest:           "bad_request",
-	ClientTimeout:        "client_timeout",
-	ClientCanceled:       "client_canceled",
-	BackendUnavailable:   "backend_unavailable",
-	BackendTimeout:       "backend_timeout",
-	BackendAborted:       "backend_aborted",
-	InternalError:        "internal_error",
-	SecurityRejected:     "security_rejected",
+	Ok:                    "ok",
+	BackendFault:          "backend_fault",
+	MethodNotAllowed:      "method_not_allowed",
+	UnsupportedMediaType:  "unsupported_media_type",
+	TooLarge:              "too_large",
+	Unrouted:              "no_route",
+	BadRequest:            "bad_request",
+	ClientTimeout:         "client_timeout",
+	ClientCanceled:        "client_canceled",
+	BackendUnavailable:    "backend_unavailable",
+	BackendTimeout:        "backend_timeout",
+	BackendAborted:        "backend_aborted",
+	InternalError:         "internal_error",
+	SecurityRejected:      "security_rejected",
+	ResponseSigningFailed: "response_signing_failed",
 }
 
 // String is the outcome's label value.

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -46,6 +48,11 @@ type RedisOptions struct {
 	// means DefaultOpTimeout. It is the latency a Redis outage adds to each
 	// rejected request.
 	OpTimeout time.Duration
+	// Logger, when set, receives go-redis's own log lines (pool and
+	// connection trouble) instead of its plain-text default on stderr, so
+	// that a JSON log stays JSON. go-redis has one process-wide logger: the
+	// last NewRedis with a Logger sets it.
+	Logger *slog.Logger
 }
 
 // Redis is a Store shared by every replica that uses the same server and
@@ -71,6 +78,9 @@ func NewRedis(o RedisOptions) (*Redis, error) {
 	}
 	if o.DialTimeout <= 0 {
 		o.DialTimeout = DefaultDialTimeout
+	}
+	if o.Logger != nil {
+		redis.SetLogger(redisLogger{o.Logger})
 	}
 	c := redis.NewClient(&redis.Options{
 		Addr:        o.Addr,
@@ -152,4 +162,18 @@ func (r *Redis) Close() error {
 // cause, for logs and for errors.Is(err, context.DeadlineExceeded).
 func (r *Redis) unavailable(op string, err error) error {
 	return fmt.Errorf("replay: redis %s %s: %w: %w", op, r.c.Options().Addr, ErrUnavailable, err)
+}
+
+// redisLogger is go-redis's Logging on slog. go-redis logs only what went
+// wrong or is degraded (failed dials, dropped connections, truncated
+// values), so its lines are warnings; the text is go-redis's own, under
+// component=redis.
+type redisLogger struct{ l *slog.Logger }
+
+func (r redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	if !r.l.Enabled(ctx, slog.LevelWarn) {
+		return
+	}
+	msg := strings.TrimSpace(strings.TrimPrefix(fmt.Sprintf(format, v...), "redis: "))
+	r.l.LogAttrs(ctx, slog.LevelWarn, "redis", slog.String("component", "redis"), slog.String("detail", msg))
 }

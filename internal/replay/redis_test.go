@@ -1,10 +1,14 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
+	"encoding/json"
+	"log/slog"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -327,4 +331,44 @@ func TestRedisFarExpiry(t *testing.T) {
 			assert.LessOrEqual(t, ttl, 100*365*24*time.Hour)
 		})
 	}
+}
+
+// go-redis's own log lines go through the store's slog logger: a JSON log
+// stays JSON.
+func TestRedisLogsThroughSlog(t *testing.T) {
+	addr := replaytest.StartRedis(t)
+	var buf syncBuffer
+	log := slog.New(slog.NewJSONHandler(&buf, nil))
+	r := newRedis(t, RedisOptions{Addr: addr, Logger: log})
+	require.NoError(t, r.Ping(context.Background()))
+	// go-redis logs a sub-millisecond expiry it truncates: a line it writes
+	// on its own, through the process-wide logger NewRedis set.
+	c := rawClient(t, addr)
+	require.NoError(t, c.Set(context.Background(), "k", "v", 500*time.Microsecond).Err())
+	out := buf.String()
+	require.NotEmpty(t, out)
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &rec), "not JSON: %s", line)
+		assert.Equal(t, "WARN", rec["level"])
+		assert.Equal(t, "redis", rec["component"])
+	}
+	assert.Contains(t, out, "truncating to 1ms")
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
