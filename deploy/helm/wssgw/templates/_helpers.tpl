@@ -137,9 +137,16 @@ Call with the chart context plus "native": (merge (dict "native" true) .).
     - name: admin
       containerPort: {{ int .Values.ports.admin }}
       protocol: TCP
-  {{- with .Values.extraEnv }}
+  {{- $gml := include "wssgw.goMemLimit" . }}
+  {{- if or $gml .Values.extraEnv }}
   env:
+    {{- if $gml }}
+    - name: GOMEMLIMIT
+      value: {{ $gml | quote }}
+    {{- end }}
+    {{- with .Values.extraEnv }}
     {{- toYaml . | nindent 4 }}
+    {{- end }}
   {{- end }}
   {{- if .Values.probes.startup.enabled }}
   startupProbe:
@@ -185,6 +192,41 @@ Call with the chart context plus "native": (merge (dict "native" true) .).
     {{- end }}
 {{- end }}
 
+{{/*
+GOMEMLIMIT of the wssgw container: goMemLimit.value when set ("off": none),
+else goMemLimit.percent of resources.limits.memory in MiB (none without a
+limit, or when extraEnv sets GOMEMLIMIT itself). Computed here rather than
+with the downward API: resourceFieldRef gives the whole limit (a number, no
+percentage), and the node's allocatable memory when the limit is missing.
+*/}}
+{{- define "wssgw.goMemLimit" -}}
+{{- $g := .Values.goMemLimit }}
+{{- $own := false }}
+{{- range .Values.extraEnv }}{{ if eq .name "GOMEMLIMIT" }}{{ $own = true }}{{ end }}{{ end }}
+{{- if or $own (eq (toString $g.value) "off") }}
+{{- else if $g.value }}
+{{- $g.value }}
+{{- else }}
+{{- $limit := "" }}
+{{- with .Values.resources }}{{ with .limits }}{{ with get . "memory" }}{{ $limit = toString . }}{{ end }}{{ end }}{{ end }}
+{{- if $limit }}
+{{- $m := regexFindAll "^([0-9]+(?:\\.[0-9]+)?)(Ki|Mi|Gi|Ti|k|K|M|G|T)?$" $limit 1 }}
+{{- if not $m }}
+{{- fail (printf "resources.limits.memory %q: goMemLimit cannot derive GOMEMLIMIT from it (units Ki, Mi, Gi, Ti, k, M, G, T); set goMemLimit.value (e.g. 230MiB, or off)" $limit) }}
+{{- end }}
+{{- $num := regexReplaceAll "[A-Za-z]+$" $limit "" | float64 }}
+{{- $unit := regexReplaceAll "^[0-9.]+" $limit "" }}
+{{- $mult := dict "" 1.0 "Ki" 1024.0 "Mi" 1048576.0 "Gi" 1073741824.0 "Ti" 1099511627776.0 "k" 1000.0 "K" 1000.0 "M" 1000000.0 "G" 1000000000.0 "T" 1000000000000.0 }}
+{{- $bytes := mulf $num (get $mult $unit) }}
+{{- $mib := divf (mulf $bytes (float64 $g.percent)) (mulf 100.0 1048576.0) | floor | int64 }}
+{{- if lt $mib 1 }}
+{{- fail (printf "resources.limits.memory %q is too small for GOMEMLIMIT: set goMemLimit.value" $limit) }}
+{{- end }}
+{{- printf "%dMiB" $mib }}
+{{- end }}
+{{- end }}
+{{- end }}
+
 {{/* The volumes the wssgw container mounts. */}}
 {{- define "wssgw.volumes" -}}
 - name: wssgw-config
@@ -192,7 +234,12 @@ Call with the chart context plus "native": (merge (dict "native" true) .).
     name: {{ include "wssgw.fullname" . }}
 - name: wssgw-tmp
   emptyDir:
-    sizeLimit: 64Mi
+    {{- with .Values.spool.medium }}
+    medium: {{ . }}
+    {{- end }}
+    {{- with .Values.spool.sizeLimit }}
+    sizeLimit: {{ . }}
+    {{- end }}
 {{- range .Values.keys }}
 - name: wssgw-key-{{ .name }}
   secret:
