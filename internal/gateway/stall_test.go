@@ -193,3 +193,51 @@ func TestBackendStalled(t *testing.T) {
 		assert.Equal(t, 1.0, f.signingResult(t, metrics.ResponseBackendError))
 	})
 }
+
+// TestBackendStalledStreamingSigned: an MTOM response signed while it
+// streams, from a backend that stalls: in the root part (read before the
+// headers go out) it is a 504, not a response that cannot be signed; in an
+// attachment the response is cut without a signature part. Both are
+// backend_stalled.
+func TestBackendStalledStreamingSigned(t *testing.T) {
+	k := newSigningPKI(t)
+	const boundary = "stall-boundary"
+	stalling := func(prefix string) *httptest.Server {
+		b := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", `multipart/related; type="application/xop+xml"; start="<root@backend>"; start-info="text/xml"; boundary=`+boundary)
+			_, _ = io.WriteString(w, prefix)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		}))
+		t.Cleanup(b.Close)
+		return b
+	}
+	root := "--" + boundary + "\r\nContent-Type: application/xop+xml; charset=UTF-8; type=\"text/xml\"\r\nContent-ID: <root@backend>\r\n\r\n" +
+		`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><m:Files xmlns:m="urn:example:files">`
+	whole := root + `<m:File><xop:Include xmlns:xop="http://www.w3.org/2004/08/xop/include" href="cid:f0@backend"/></m:File></m:Files></soapenv:Body></soapenv:Envelope>` +
+		"\r\n--" + boundary + "\r\nContent-Type: application/octet-stream\r\nContent-ID: <f0@backend>\r\n\r\n" + strings.Repeat("x", 1000)
+	more := func(c *config.Config) { c.Routes[0].Timeouts.BackendBodyIdle = 200 * time.Millisecond }
+	streaming := func(r *config.Responses) { r.Mode = config.ResponseStreaming }
+
+	t.Run("fail/stall-in-root", func(t *testing.T) {
+		f := newSigningFrontConfig(t, stalling(root).URL, k, streaming, more)
+		resp := post(t, f.URL, signedRequest(t, k))
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusGatewayTimeout, resp.StatusCode, string(body))
+		assert.Equal(t, 1.0, f.outcome(t, metrics.BackendStalled))
+		assert.Zero(t, f.outcome(t, metrics.ResponseSigningFailed))
+		assert.Zero(t, f.signingResult(t, metrics.ResponseFailed))
+	})
+	t.Run("fail/stall-in-attachment", func(t *testing.T) {
+		f := newSigningFrontConfig(t, stalling(whole).URL, k, streaming, more)
+		resp := post(t, f.URL, signedRequest(t, k))
+		require.Equal(t, http.StatusOK, resp.StatusCode, "the headers went out before the stall")
+		out, err := io.ReadAll(resp.Body)
+		require.Error(t, err, "the partner sees a cut response")
+		assert.NotContains(t, string(out), "SignedInfo", "no signature over partial data")
+		assert.Eventually(t, func() bool { return f.outcome(t, metrics.BackendStalled) == 1 }, timeout, tick)
+		assert.Eventually(t, func() bool { return f.signingResult(t, metrics.ResponseAborted) == 1 }, timeout, tick)
+	})
+}
