@@ -119,3 +119,20 @@ func TestStalledStreamLogged(t *testing.T) {
 	assert.Equal(t, float64(len("<first-part/>")), l["bytes_out"])
 	assert.Contains(t, l["error"], "timeouts.backendBodyIdle")
 }
+
+// TestRequestLogUsernameAndTruncated: the fields a cut response and a
+// UsernameToken request add to the line, and only when they apply.
+func TestRequestLogUsernameAndTruncated(t *testing.T) {
+	var logs logBuffer
+	g := &Gateway{log: slog.New(slog.NewJSONHandler(&logs, nil))}
+	r := httptest.NewRequest(http.MethodPost, "/orders", nil)
+	g.logRequest(r, &exchange{id: "a", status: 200, outcome: metrics.Ok, username: "alice"}, time.Millisecond)
+	g.logRequest(r, &exchange{id: "b", status: 200, outcome: metrics.BackendStalled, truncated: true, sent: 13}, time.Millisecond)
+	lines := logs.requests(t)
+	require.Len(t, lines, 2)
+	assert.Equal(t, "alice", lines[0]["username"])
+	assert.NotContains(t, lines[0], "truncated")
+	assert.Equal(t, true, lines[1]["truncated"])
+	assert.Equal(t, "WARN", lines[1]["level"])
+	assert.NotContains(t, lines[1], "username")
+}
