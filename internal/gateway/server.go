@@ -64,6 +64,8 @@ func (s *Server) Run(ctx context.Context) error {
 	defer cut(nil)
 	data := s.dataServer()
 	data.BaseContext = func(net.Listener) context.Context { return base }
+	running := &handlers{next: data.Handler}
+	data.Handler = running
 	admin := &http.Server{
 		Handler:           s.adminHandler(s.cfg.Admin),
 		ReadHeaderTimeout: 5 * time.Second,
@@ -85,7 +87,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	case <-ctx.Done():
 	}
-	s.drain(data, admin, cut)
+	s.drain(data, admin, running, cut)
 	return nil
 }
 
@@ -134,7 +136,7 @@ func serve(srv *http.Server, ln net.Listener) error {
 	return nil
 }
 
-func (s *Server) drain(data, admin *http.Server, cut context.CancelCauseFunc) {
+func (s *Server) drain(data, admin *http.Server, running *handlers, cut context.CancelCauseFunc) {
 	s.setReady(false)
 	s.log.Info("draining", "delay", s.cfg.Shutdown.Delay.String(), "timeout", s.cfg.Shutdown.DrainTimeout.String())
 	time.Sleep(s.cfg.Shutdown.Delay)
@@ -142,7 +144,7 @@ func (s *Server) drain(data, admin *http.Server, cut context.CancelCauseFunc) {
 	defer cancel()
 	if err := data.Shutdown(ctx); err != nil {
 		s.log.Warn("drain timed out; cutting the remaining requests (outcome drain_cut)", "error", err)
-		cutRemaining(data, cut)
+		cutRemaining(data, running, cut)
 	}
 	// The admin listener goes last so that /readyz reports the drain.
 	_ = admin.Close()

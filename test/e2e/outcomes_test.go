@@ -145,6 +145,35 @@ func TestOutcomeDrainCut(t *testing.T) {
 	}
 }
 
+// TestOutcomeDrainCutUpload: a client still sending its body when the
+// drain ends is drain_cut too, and its line is written before the process
+// exits, although closing its connection is what ends its handler.
+func TestOutcomeDrainCutUpload(t *testing.T) {
+	backend := newRecordingBackend(t, []byte("<ok/>"), "text/xml")
+	gw := startGateway(t, strings.Replace(routeConfig(backend.URL, ""), "drainTimeout: 10s", "drainTimeout: 300ms", 1))
+	u, err := url.Parse(gw.data)
+	require.NoError(t, err)
+	conn, err := net.Dial("tcp", u.Host)
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close() })
+	fmt.Fprintf(conn, "POST /orders HTTP/1.1\r\nHost: %s\r\nContent-Type: text/xml\r\nContent-Length: %d\r\n\r\n%s",
+		u.Host, len(tinyEnvelope), tinyEnvelope[:20])
+	time.Sleep(200 * time.Millisecond) // the gateway is reading the body
+	start := time.Now()
+	require.NoError(t, gw.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-gw.done:
+		assert.NoError(t, err)
+		assert.Less(t, time.Since(start), 5*time.Second)
+	case <-time.After(10 * time.Second):
+		t.Fatal("wssgw did not exit after the drain timeout")
+	}
+	l := requestLine(t, gw, "/orders")
+	assert.Equal(t, metrics.DrainCut.String(), l["outcome"])
+	assert.Equal(t, 20.0, l["bytes_in"])
+	assert.Zero(t, backend.count())
+}
+
 // TestOutcomeAbortedMTOMUpload: a client that sends half of a signed MTOM
 // package and closes the connection is client_aborted_upload (it was
 // bad_request before issue 16); nothing reaches the backend.
