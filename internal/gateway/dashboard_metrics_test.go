@@ -190,4 +190,3 @@ func TestLegacyLabel(t *testing.T) {
 		})
 	}
 }
-
