@@ -1,0 +1,165 @@
+package deploy
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// panel is a dashboard panel as the layout and query checks see it.
+type panel struct {
+	ID      int    `json:"id"`
+	Type    string `json:"type"`
+	Title   string `json:"title"`
+	GridPos struct {
+		X, Y, W, H int
+	} `json:"gridPos"`
+	Targets []struct {
+		Expr string `json:"expr"`
+	} `json:"targets"`
+}
+
+func panels(t *testing.T) []panel {
+	t.Helper()
+	raw, err := os.ReadFile(dashboardFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct{ Panels []panel }
+	if err := json.Unmarshal(raw, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d.Panels
+}
+
+// dashboardQuestions are what operators ask the dashboard (issue 16), each
+// with a pattern one of its panel queries must match: a panel that answers
+// it cannot be dropped or emptied by a renamed metric or label unnoticed.
+var dashboardQuestions = []struct{ question, pattern string }{
+	{"request rate by route and outcome", `sum by \(route, outcome\) \(rate\(wssgw_requests_total\{`},
+	{"security faults by reason", `wssgw_security_failures_total\{`},
+	{"latency per route", `wssgw_request_duration_seconds_bucket\{`},
+	{"latency per engine (template vs DOM)", `by \([^)]*engine[^)]*\) \(rate\(wssgw_engine_duration_seconds_bucket\{`},
+	{"template hit ratio where templates apply", `wssgw_template_lookups_total\{[^}]*result=~"hit\|no_template\|rejected"`},
+	{"shadow disagreements", `wssgw_template_shadow_checks_total\{[^}]*result="disagree"`},
+	{"legacy algorithm use per partner", `by \([^)]*signer[^)]*\) \(increase\(wssgw_legacy_algorithm_messages_total\{`},
+	{"replay store look-ups and errors", `wssgw_replay_store_operations_total\{`},
+	{"replay store latency (Redis)", `wssgw_replay_store_duration_seconds_bucket\{`},
+	{"replay store fill", `wssgw_replay_store_entries\{[^}]*\} / wssgw_replay_store_capacity\{`},
+	{"response signing results", `wssgw_response_signing_total\{`},
+	{"response signing latency", `wssgw_stage_duration_seconds_bucket\{[^}]*stage="sign"`},
+	{"certificate expiry", `wssgw_certificate_expiry_timestamp_seconds\{`},
+}
+
+// TestDashboardAnswersOperatorQuestions: every question has a panel.
+func TestDashboardAnswersOperatorQuestions(t *testing.T) {
+	var queries []string
+	for where, e := range exprs(t) {
+		if strings.HasPrefix(where, "dashboard/") {
+			queries = append(queries, e)
+		}
+	}
+	for _, q := range dashboardQuestions {
+		re := regexp.MustCompile(q.pattern)
+		found := false
+		for _, e := range queries {
+			found = found || re.MatchString(e)
+		}
+		if !found {
+			t.Errorf("no dashboard query answers %q (want one matching %s)", q.question, q.pattern)
+		}
+	}
+}
+
+// breakdown matches a per-series breakdown of counter rates by two labels
+// or more, such as sum by (route, outcome) (rate(...)): every such pair
+// exists at zero from start-up, so unfiltered it draws hundreds of flat
+// lines (issue 16: ~240 on the request-rate panel).
+var breakdown = regexp.MustCompile(`^sum by \(\w+(?:, *\w+)+\) \((?:rate|increase)\(`)
+
+// drawsOnlyTraffic reports whether a breakdown query keeps only series
+// with traffic: compared "> 0", or cut to the top series with topk.
+func drawsOnlyTraffic(expr string) bool {
+	e := strings.TrimSpace(expr)
+	if !breakdown.MatchString(e) {
+		return true
+	}
+	return strings.HasSuffix(e, "> 0") || strings.HasPrefix(e, "topk(")
+}
+
+func TestDashboardDrawsOnlyTraffic(t *testing.T) {
+	checked := 0
+	for _, p := range panels(t) {
+		if p.Type != "timeseries" {
+			continue
+		}
+		for _, tg := range p.Targets {
+			if breakdown.MatchString(tg.Expr) {
+				checked++
+			}
+			if !drawsOnlyTraffic(tg.Expr) {
+				t.Errorf("panel %q draws every series, also those at zero: add \"> 0\" or use topk: %s", p.Title, tg.Expr)
+			}
+		}
+	}
+	if checked < 5 {
+		t.Fatalf("only %d breakdown queries found: the matcher is broken", checked)
+	}
+	t.Run("fail/the request-rate query of issue 16 is detected", func(t *testing.T) {
+		if drawsOnlyTraffic(`sum by (route, outcome) (rate(wssgw_requests_total{namespace=~"$namespace",route=~"$route"}[$__rate_interval]))`) {
+			t.Fatal("an unfiltered breakdown passed")
+		}
+	})
+	t.Run("ok/a single-label sum needs no filter", func(t *testing.T) {
+		if !drawsOnlyTraffic(`sum by (route) (rate(wssgw_sent_bytes_total[$__rate_interval]))`) {
+			t.Fatal("a single-label sum was refused")
+		}
+	})
+}
+
+// overlaps reports whether two grid rectangles share a cell.
+func overlaps(a, b panel) bool {
+	ga, gb := a.GridPos, b.GridPos
+	return ga.X < gb.X+gb.W && gb.X < ga.X+ga.W && ga.Y < gb.Y+gb.H && gb.Y < ga.Y+ga.H
+}
+
+// TestDashboardLayout: unique ids, panels inside the 24-column grid, rows
+// full width, no two panels on the same cells. Several hands add rows (each
+// at its own y), so an overlap is a merge mistake.
+func TestDashboardLayout(t *testing.T) {
+	ps := panels(t)
+	ids := map[int]string{}
+	for i, p := range ps {
+		g := p.GridPos
+		if prev, dup := ids[p.ID]; dup {
+			t.Errorf("panel %q: id %d already used by %q", p.Title, p.ID, prev)
+		}
+		ids[p.ID] = p.Title
+		if g.X < 0 || g.W <= 0 || g.H <= 0 || g.X+g.W > 24 {
+			t.Errorf("panel %q: gridPos %+v outside the 24-column grid", p.Title, g)
+		}
+		if p.Type == "row" && (g.X != 0 || g.W != 24 || g.H != 1) {
+			t.Errorf("row %q: gridPos %+v, want x 0, w 24, h 1", p.Title, g)
+		}
+		for _, q := range ps[:i] {
+			if overlaps(p, q) {
+				t.Errorf("panels %q %+v and %q %+v overlap", p.Title, g, q.Title, q.GridPos)
+			}
+		}
+	}
+	t.Run("fail/an overlap is detected", func(t *testing.T) {
+		var a, b panel
+		a.GridPos.X, a.GridPos.Y, a.GridPos.W, a.GridPos.H = 0, 0, 12, 8
+		b.GridPos.X, b.GridPos.Y, b.GridPos.W, b.GridPos.H = 11, 7, 4, 4
+		if !overlaps(a, b) {
+			t.Fatal(fmt.Sprint("no overlap found in ", a.GridPos, b.GridPos))
+		}
+		b.GridPos.X = 12
+		if overlaps(a, b) {
+			t.Fatal("side by side panels overlap")
+		}
+	})
+}
