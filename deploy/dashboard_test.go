@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -162,4 +163,35 @@ func TestDashboardLayout(t *testing.T) {
 			t.Fatal("side by side panels overlap")
 		}
 	})
+}
+
+// undocumented lists the wssgw metric families of an exposition that the
+// metric table of docs/reference.md does not name (in backquotes).
+func undocumented(t *testing.T, fams map[string]bool) []string {
+	t.Helper()
+	raw, err := os.ReadFile("../docs/reference.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for n := range fams {
+		base := n
+		for _, s := range []string{"_bucket", "_sum", "_count"} {
+			if b, ok := strings.CutSuffix(n, s); ok && fams[b] {
+				base = b
+			}
+		}
+		if base == n && strings.HasPrefix(n, "wssgw_") && !strings.Contains(string(raw), "`"+n+"`") {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestUndocumented(t *testing.T) {
+	fams := families([]byte("# TYPE wssgw_requests_total counter\nwssgw_requests_total 1\n# TYPE wssgw_bogus_seconds histogram\nwssgw_bogus_seconds_count 1\n"))
+	if u := undocumented(t, fams); !slices.Equal(u, []string{"wssgw_bogus_seconds"}) {
+		t.Fatalf("undocumented = %q, want only wssgw_bogus_seconds", u)
+	}
 }

@@ -264,6 +264,9 @@ func TestDashboardAndAlertMetricsExist(t *testing.T) {
 	if m := missing(used, fams); len(m) > 0 {
 		t.Errorf("metrics used by the dashboard or the alerts that the gateway does not export:\n  %s", strings.Join(m, "\n  "))
 	}
+	if u := undocumented(t, fams); len(u) > 0 {
+		t.Errorf("metrics the gateway exports that docs/reference.md does not list: %s", strings.Join(u, " "))
+	}
 	names := make([]string, 0, len(used))
 	for n := range used {
 		names = append(names, n)
