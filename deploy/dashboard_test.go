@@ -195,3 +195,89 @@ func TestUndocumented(t *testing.T) {
 		t.Fatalf("undocumented = %q, want only wssgw_bogus_seconds", u)
 	}
 }
+
+// scrapeLabels are the labels Prometheus adds to every series it scrapes
+// (the target's and the Kubernetes service discovery's): queries may use
+// them on any metric.
+var scrapeLabels = map[string]bool{"namespace": true, "instance": true, "job": true, "pod": true, "service": true, "container": true, "endpoint": true}
+
+var (
+	sampleLine = regexp.MustCompile(`^(wssgw_\w+)\{(.*)\} `)
+	labelPair  = regexp.MustCompile(`(\w+)="(?:[^"\\]|\\.)*"`)
+	selector   = regexp.MustCompile(`(wssgw_\w+)\{([^}]*)\}`)
+	matcherKey = regexp.MustCompile(`(\w+)\s*(?:=~|!~|!=|=)\s*""`)
+	grouping   = regexp.MustCompile(`\b(?:by|without|on|ignoring)\s*\(([^)]*)\)`)
+)
+
+// labelNames maps each wssgw series name of an exposition to the label
+// names its samples carry.
+func labelNames(exposition []byte) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, line := range strings.Split(string(exposition), "\n") {
+		m := sampleLine.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		if out[m[1]] == nil {
+			out[m[1]] = map[string]bool{}
+		}
+		for _, p := range labelPair.FindAllStringSubmatch(m[2], -1) {
+			out[m[1]][p[1]] = true
+		}
+	}
+	return out
+}
+
+// unknownLabels lists the label names an expression selects or groups by
+// that none of its wssgw metrics has: a query on a label the metric lacks
+// matches nothing, and a grouping by one draws a single unlabelled line.
+func unknownLabels(expr string, labels map[string]map[string]bool) []string {
+	e := quoted.ReplaceAllString(expr, `""`)
+	var out []string
+	anyHas := map[string]bool{}
+	for _, n := range metricName.FindAllString(e, -1) {
+		for l := range labels[n] {
+			anyHas[l] = true
+		}
+	}
+	for _, s := range selector.FindAllStringSubmatch(e, -1) {
+		have := labels[s[1]]
+		for _, m := range matcherKey.FindAllStringSubmatch(s[2], -1) {
+			if !have[m[1]] && !scrapeLabels[m[1]] {
+				out = append(out, s[1]+" has no label "+m[1])
+			}
+		}
+	}
+	for _, g := range grouping.FindAllStringSubmatch(e, -1) {
+		for _, l := range strings.Split(g[1], ",") {
+			l = strings.TrimSpace(l)
+			if l != "" && !anyHas[l] && !scrapeLabels[l] {
+				out = append(out, "no metric of the query has the label "+l)
+			}
+		}
+	}
+	return out
+}
+
+func TestUnknownLabels(t *testing.T) {
+	labels := labelNames([]byte(`wssgw_replay_store_entries{store="memory"} 0
+wssgw_requests_total{outcome="ok",route="a"} 1
+wssgw_x_bucket{le="+Inf",route="a=\"b\""} 1
+`))
+	for _, tc := range []struct {
+		name, expr string
+		want       int
+	}{
+		{"ok/selector and grouping", `sum by (route, outcome) (rate(wssgw_requests_total{namespace=~"$namespace",route=~"$route"}[5m])) > 0`, 0},
+		{"ok/histogram le", `histogram_quantile(0.5, sum by (le, route) (rate(wssgw_x_bucket{route="x"}[5m])))`, 0},
+		{"fail/selector on a missing label", `wssgw_replay_store_entries{policy=~"$policy"}`, 1},
+		{"fail/grouping by a missing label", `sum by (policy) (wssgw_replay_store_entries)`, 1},
+		{"ok/grouping of a bare name", `max by (store) (wssgw_replay_store_entries)`, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := unknownLabels(tc.expr, labels); len(got) != tc.want {
+				t.Fatalf("unknownLabels = %q, want %d", got, tc.want)
+			}
+		})
+	}
+}

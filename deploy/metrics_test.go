@@ -260,7 +260,14 @@ func TestDashboardAndAlertMetricsExist(t *testing.T) {
 			t.Fatalf("the dashboard and alerts never use %s: the expression extraction is broken", n)
 		}
 	}
-	fams := families(scrape(t))
+	exposition := scrape(t)
+	fams := families(exposition)
+	labels := labelNames(exposition)
+	for where, e := range exprs(t) {
+		for _, u := range unknownLabels(e, labels) {
+			t.Errorf("%s: %s: %s", where, u, e)
+		}
+	}
 	if m := missing(used, fams); len(m) > 0 {
 		t.Errorf("metrics used by the dashboard or the alerts that the gateway does not export:\n  %s", strings.Join(m, "\n  "))
 	}
