@@ -75,8 +75,7 @@ type Result struct {
 	ProcessTime, PolicyTime time.Duration
 	// MatchTime is the template automaton's matching time, and Lookup its
 	// result (a metrics label: hit, no_template, rejected, disabled,
-	// not_applicable), empty
-	// when no automaton ran.
+	// not_applicable), empty when no automaton ran.
 	MatchTime time.Duration
 	Lookup    string
 }
