@@ -48,7 +48,7 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*pol
 	ps.store = store
 	// The policies use the store through its metrics; ps.store stays the
 	// store itself, for Close and anything that needs its type.
-	observed := observeReplay(store, m)
+	observed := observeReplay(store, cfg.Replay.Store, m)
 	ctx, cancel := context.WithCancel(context.Background())
 	ps.stop = cancel
 	reasons := []string{"unknown"}

@@ -16,13 +16,22 @@ type observedStore struct {
 	metrics *metrics.ReplayMetrics
 }
 
-// observeReplay wraps s with its metrics; the memory store also exports
-// its fill, since a full one rejects every secured request.
-func observeReplay(s replay.Store, m *metrics.Metrics) replay.Store {
-	kind, size := metrics.ReplayRedis, metrics.ReplaySize(nil)
-	if mem, ok := s.(*replay.Memory); ok {
+// filler is a store with a capacity (replay.Memory).
+type filler interface {
+	Len() int
+	Cap() int
+}
+
+// observeReplay wraps s, the store replay.store names (memory or redis),
+// with its metrics. A store that knows its fill (the memory store) exports
+// it too, since a full one rejects every secured request.
+func observeReplay(s replay.Store, kind string, m *metrics.Metrics) replay.Store {
+	var size metrics.ReplaySize
+	if f, ok := s.(filler); ok {
+		size = func() (int, int) { return f.Len(), f.Cap() }
+	}
+	if kind != metrics.ReplayRedis {
 		kind = metrics.ReplayMemory
-		size = func() (int, int) { return mem.Len(), mem.Cap() }
 	}
 	return observedStore{Store: s, metrics: m.ReplayStore(kind, size)}
 }
