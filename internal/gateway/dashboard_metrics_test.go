@@ -190,3 +190,38 @@ func TestLegacyLabel(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayStoreErrorsCounted: a Redis that does not answer (nothing
+// listens at its address) fails the look-up closed, and the look-up is
+// counted as an error of the redis store; Redis exports no fill.
+func TestReplayStoreErrorsCounted(t *testing.T) {
+	k := newSigningPKI(t)
+	backend := soapBackend(t, 200, "text/xml", okResponse)
+	down := httptest.NewServer(http.NotFoundHandler())
+	addr := down.Listener.Addr().String()
+	down.Close() // nothing listens there any more: the dial is refused
+	cfg := config.Default()
+	p := config.DefaultPolicy()
+	p.Trust.CAFiles = []string{k.caFile}
+	cfg.Policies = map[string]config.Policy{"partner": p}
+	cfg.Routes = []config.Route{{Name: "orders", Path: "/orders", Backend: backend.URL, Policy: "partner"}}
+	cfg.Replay.Store, cfg.Replay.Redis.Addr = "redis", addr
+	cfg.ApplyDefaults()
+	require.NoError(t, cfg.Validate())
+	m := metrics.New(metrics.BuildInfo{Version: "test"})
+	gw, err := New(&cfg, m, slog.New(slog.DiscardHandler))
+	require.NoError(t, err)
+	t.Cleanup(gw.Close)
+	srv := httptest.NewServer(gw)
+	t.Cleanup(srv.Close)
+
+	assert.Equal(t, 0.0, gathered(t, m, metrics.NameReplayOperations, map[string]string{"store": "redis", "result": "error"}), "the series exists at zero")
+	resp := post(t, srv.URL, signedRequest(t, k))
+	_, _ = io.Copy(io.Discard, resp.Body)
+	require.Equal(t, http.StatusInternalServerError, resp.StatusCode, "fail closed")
+	assert.Equal(t, 1.0, gathered(t, m, metrics.NameReplayOperations, map[string]string{"store": "redis", "result": "error"}))
+	assert.Equal(t, 0.0, gathered(t, m, metrics.NameReplayOperations, map[string]string{"store": "redis", "result": "recorded"}))
+	assert.Equal(t, 1.0, gathered(t, m, metrics.NameSecurityFailure, map[string]string{"policy": "partner", "reason": "replay_store"}))
+	assert.Nil(t, series(t, m, metrics.NameReplayEntries, nil), "Redis exports no fill")
+	assert.Equal(t, uint64(1), histogramCount(t, m, metrics.NameReplayDuration, map[string]string{"store": "redis"}))
+}
