@@ -105,6 +105,7 @@ func (m *message) attachmentFacts() {
 			}
 		}
 	}
+	m.tokenParts()
 	for i := range m.res.Attachments {
 		if m.res.Attachments[i].Consumed {
 			m.res.Consumed = append(m.res.Consumed, m.res.Attachments[i].CID)

@@ -178,3 +178,41 @@ func (m *message) removeRegion(a, b int) error {
 	}
 	return m.splice(a, b, nil)
 }
+
+// maxTokenPart bounds a BinarySecurityToken held in a MIME part: a
+// certificate, or an X509PKIPathv1 of at most maxCarried of them, is a few
+// KiB; the token is parsed whole, so its part is never read unbounded.
+const maxTokenPart = 256 << 10
+
+// bstOctets returns the octets of BinarySecurityToken t: its base64 text,
+// or, when it holds an xop:Include (WSS4J storeBytesInAttachment), the
+// content of the part it names. The part is header data: consumed, never
+// forwarded to the backend (tokenParts marks it, whether or not a
+// reference used the token).
+func (m *message) bstOctets(t int) ([]byte, error) {
+	if !m.xopValue(t) {
+		return b64(m.text(t))
+	}
+	cid := m.att.xop[t+1]
+	a, ok := m.att.atts.Attachment(cid)
+	if !ok {
+		return nil, wss.Failf(wss.ReasonReference, "reference to an unknown attachment")
+	}
+	if a.Size() > maxTokenPart {
+		return nil, wss.Failf(wss.ReasonToken, "BinarySecurityToken part of %d bytes exceeds %d", a.Size(), maxTokenPart)
+	}
+	return m.readBounded(a)
+}
+
+// tokenParts marks as consumed every part an xop:Include of a
+// BinarySecurityToken of our Security header names: like a CipherValue
+// part it is a value of the header, which the backend does not get (the
+// header is removed; with keepSecurityHeader it keeps the xop:Include, as
+// an EncryptedKey keeps its CipherValue's).
+func (m *message) tokenParts() {
+	for inc, cid := range m.att.xop {
+		if t := m.doc.Elements[inc].Parent; t >= 0 && m.is(t, nsWSSE, "BinarySecurityToken") && m.inSecurity(t) {
+			m.res.Attachments[m.att.fact[cid]].Consumed = true
+		}
+	}
+}

@@ -119,6 +119,10 @@ const (
 	KeyRefThumbprint   = "thumbprint"
 	KeyRefEncryptedKey = "encrypted_key"
 	KeyRefX509Data     = "x509data"
+	// KeyRefX509KeyIdentifier is a wsse:KeyIdentifier of ValueType #X509v3
+	// holding the certificate itself (WSS4J X509_KEY_IDENTIFIER): carried
+	// like a BinarySecurityToken, trusted only through the trust store.
+	KeyRefX509KeyIdentifier = "x509_key_identifier"
 )
 
 // Signature is a verified ds:Signature: its SignedInfo verified with a key
