@@ -206,9 +206,8 @@ func (m *message) bstOctets(t int) ([]byte, error) {
 
 // tokenParts marks as consumed every part an xop:Include of a
 // BinarySecurityToken of our Security header names: like a CipherValue
-// part it is a value of the header, which the backend does not get (the
-// header is removed; with keepSecurityHeader it keeps the xop:Include, as
-// an EncryptedKey keeps its CipherValue's).
+// part it is a value of the header, which the backend does not get with
+// the header removed (with keepSecurityHeader, keptParts forwards it).
 func (m *message) tokenParts() {
 	for inc, cid := range m.att.xop {
 		if t := m.doc.Elements[inc].Parent; t >= 0 && m.is(t, nsWSSE, "BinarySecurityToken") && m.inSecurity(t) {

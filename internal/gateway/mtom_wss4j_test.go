@@ -28,7 +28,7 @@ var createdRE = regexp.MustCompile(`Created>([^<]+)<`)
 // wss4jMTOMFront is a gateway whose route verifies the WSS4J vectors
 // (signature required, decryption with the vectors' server key), its clock
 // pinned one second after created.
-func wss4jMTOMFront(t *testing.T, backend string, created time.Time) *front {
+func wss4jMTOMFront(t *testing.T, backend string, created time.Time, keepHeader bool) *front {
 	t.Helper()
 	keys := testvectors.Path(t, "wss4j/keys")
 	cfg := config.Default()
@@ -37,6 +37,7 @@ func wss4jMTOMFront(t *testing.T, backend string, created time.Time) *front {
 	p.Require = []string{config.RequireSignature}
 	p.DecryptionKeys = []config.KeyFiles{{CertFile: filepath.Join(keys, "server.crt"), KeyFile: filepath.Join(keys, "server.key")}}
 	p.Replay = "off"
+	p.KeepSecurityHeader = keepHeader
 	cfg.Policies = map[string]config.Policy{"partner": p}
 	cfg.Routes = []config.Route{{Name: "orders", Path: "/orders", Backend: backend, Policy: "partner"}}
 	cfg.MIME.SpoolDir, cfg.MIME.SpoolThreshold = t.TempDir(), 16
@@ -60,11 +61,15 @@ func wss4jMTOMFront(t *testing.T, backend string, created time.Time) *front {
 // part never reaches it.
 func TestWSS4JStoreBytesForwarded(t *testing.T) {
 	for _, set := range []string{"mtom-store-sign", "mtom-store-sign-soap12", "mtom-store-signencr", "mtom-store-signencr-soap12"} {
-		for _, tamper := range []string{"", "photo", "certificate"} {
+		for _, tamper := range []string{"", "keep-header", "photo", "certificate"} {
 			name := "ok/" + set
-			if tamper != "" {
+			switch tamper {
+			case "keep-header":
+				name = "ok/keepSecurityHeader/" + set
+			case "photo", "certificate":
 				name = "fail/tampered " + tamper + "/" + set
 			}
+			keep := tamper == "keep-header"
 			t.Run(name, func(t *testing.T) {
 				base := testvectors.Path(t, "wss4j/"+set+"/0000.mime")
 				raw, err := os.ReadFile(base)
@@ -94,12 +99,12 @@ func TestWSS4JStoreBytesForwarded(t *testing.T) {
 					_, _ = w.Write([]byte("<ok/>"))
 				}))
 				t.Cleanup(up.Close)
-				f := wss4jMTOMFront(t, up.URL, created)
+				f := wss4jMTOMFront(t, up.URL, created, keep)
 				resp, err := http.Post(f.URL+"/orders", ctype, bytes.NewReader(raw))
 				require.NoError(t, err)
 				body, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
-				if tamper != "" {
+				if tamper == "photo" || tamper == "certificate" {
 					assert.Equal(t, http.StatusInternalServerError, resp.StatusCode, string(body))
 					assert.Nil(t, got, "the backend got a rejected package")
 					return
@@ -108,12 +113,30 @@ func TestWSS4JStoreBytesForwarded(t *testing.T) {
 				out, err := wmime.Read(context.Background(), bytes.NewReader(got), gotType, wmime.DefaultLimits())
 				require.NoError(t, err)
 				defer out.Close()
-				require.Len(t, out.Attachments, 1, "only the Body's attachment goes on")
-				assert.Equal(t, "photo0@example.org", out.Attachments[0].ContentID())
 				assert.Equal(t, photo, partBytes(t, out, "photo0@example.org"), "attachment byte-exact")
 				root := string(out.RootBytes)
-				assert.NotContains(t, root, "Security")
+				// Every xop:Include of the forwarded root names a forwarded
+				// part, and nothing else goes on (XOP 1.0 §3).
+				hrefs := map[string]bool{}
+				for _, m := range regexp.MustCompile(`href="cid:([^"]+)"`).FindAllStringSubmatch(root, -1) {
+					hrefs[m[1]] = true
+				}
+				forwarded := map[string]bool{}
+				for _, a := range out.Attachments {
+					forwarded[a.ContentID()] = true
+					src, ok := in.Attachment(a.ContentID())
+					require.True(t, ok)
+					assert.Equal(t, partBytes(t, out, a.ContentID()), readPart(t, src), "part <%s> byte-exact", a.ContentID())
+				}
+				assert.Equal(t, hrefs, forwarded)
 				assert.NotContains(t, root, "EncryptedData")
+				if keep {
+					assert.Contains(t, root, "BinarySecurityToken", "the header goes on")
+					assert.Greater(t, len(out.Attachments), 1, "with the parts it names")
+					return
+				}
+				require.Len(t, out.Attachments, 1, "only the Body's attachment goes on")
+				assert.NotContains(t, root, "Security")
 				assert.Contains(t, root, `href="cid:photo0@example.org"`)
 				assert.Contains(t, root, "placeOrder")
 			})
@@ -125,6 +148,11 @@ func partBytes(t *testing.T, pkg *wmime.Package, cid string) []byte {
 	t.Helper()
 	p, ok := pkg.Attachment(cid)
 	require.True(t, ok, "no part <%s>", cid)
+	return readPart(t, p)
+}
+
+func readPart(t *testing.T, p *wmime.Part) []byte {
+	t.Helper()
 	r, err := p.Open()
 	require.NoError(t, err)
 	defer r.Close()

@@ -61,8 +61,9 @@ type Result struct {
 	// package order (nil for a plain message).
 	Attachments []AttachmentFact
 	// Consumed are the Content-IDs of attachments the Security header
-	// consumed (ciphertext decrypted into the document): the backend must
-	// not get them.
+	// consumed (ciphertext decrypted into the document, a token's
+	// certificate): the backend must not get them. With keepSecurityHeader
+	// the parts the forwarded header still names are not listed.
 	Consumed []string
 	// Algorithms lists every algorithm URI the message used, for the
 	// per-policy usage counters.
