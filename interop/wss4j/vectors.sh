@@ -123,6 +123,8 @@ for n in 0 1; do
   sign sign-issuerserial sign-issuerserial "$TMP/order-$n.xml" "$n"
   sign signencr-gcm sign-encrypt "$TMP/order-$n.xml" "$n" --encrypt-cert "$KEYS/server.crt"
   sign sign-x509 sign-x509 "$TMP/order-$n.xml" "$n"
+  sign signencr-x509 sign-encrypt "$TMP/order-$n.xml" "$n" --encrypt-cert "$KEYS/server.crt" \
+    --key-identifier x509 --encrypt-key-identifier x509
   sign_mime mtom-store-sign sign-bst "$TMP/order-$n.xml" "$n"
   sign_mime mtom-store-sign-soap12 sign-bst "$TMP/order-$n-soap12.xml" "$n"
   sign_mime mtom-store-signencr sign-encrypt "$TMP/order-$n.xml" "$n" --encrypt-cert "$KEYS/server.crt"
