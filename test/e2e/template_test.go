@@ -35,7 +35,7 @@ func TestWSS4JProfilesOnTemplatePath(t *testing.T) {
 		template       bool // on the template path from the second message on
 	}{
 		{"sign-bst", "signed", true}, {"sign-issuerserial", "signed", true}, {"sign-ski", "signed", true},
-		{"sign-thumbprint", "signed", true}, {"username-digest", "user", true},
+		{"sign-thumbprint", "signed", true}, {"sign-x509", "signed", true}, {"username-digest", "user", true},
 		{"sign-encrypt", "encrypted", true}, {"encrypt-sign", "encrypted", true},
 	}
 	const rounds = 3
