@@ -114,28 +114,6 @@ func (m *message) attachmentFacts() {
 	}
 }
 
-// keptParts are the parts an xop:Include of our Security header names when
-// the policy forwards that header (keepSecurityHeader): the header the
-// backend gets still names them (a BinarySecurityToken's certificate, an
-// EncryptedKey's CipherValue), and a package whose xop:Include names no
-// part is not XOP (XOP 1.0 §3), so they go on. They stay consumed for the
-// policy: header values, which no signature needs to cover.
-func (m *message) keptParts() map[string]bool {
-	if !m.p.Config.KeepSecurityHeader || m.secIdx < 0 {
-		return nil
-	}
-	kept := map[string]bool{}
-	for inc, cid := range m.att.xop {
-		for a := m.doc.Elements[inc].Parent; a >= 0; a = m.doc.Elements[a].Parent {
-			if a == m.secIdx {
-				kept[cid] = true
-				break
-			}
-		}
-	}
-	return kept
-}
-
 func covers(s *wss.Signature, start int) bool {
 	for _, c := range s.Covered {
 		if c == start {

@@ -118,8 +118,8 @@ func (m *message) keyIdentifier(k int) (*tokenRef, error) {
 	case vtX509v3:
 		// X.509 Token Profile 1.1 §3.2.2 (WSS4J X509_KEY_IDENTIFIER): the
 		// certificate itself. Like a BinarySecurityToken's, it is untrusted
-		// input: trusted checks it against the trust store (chain or known
-		// certificate), recipient against our own certificates.
+		// input: trusted checks it against the trust store (a chain to
+		// caFiles, or a pin), recipient against our own certificates.
 		c, err := x509.ParseCertificate(v)
 		if err != nil {
 			return nil, wss.Wrap(wss.ReasonToken, err, "X509v3 KeyIdentifier")
