@@ -99,6 +99,8 @@ func TestWSS4JMTOMRequests(t *testing.T) {
 		// encryption the EncryptedKey's and the Body's CipherValues, in
 		// parts.
 		{name: "store-bytes", args: []string{"--xop-expand", "--store-bytes-in-attachment"}, xop: true, consumed: 1},
+		{name: "store-bytes-pkipath", args: []string{"--xop-expand", "--store-bytes-in-attachment", "--pkipath", "--chain", pki.ca},
+			xop: true, consumed: 1},
 		{name: "store-bytes-sign-encrypt", profile: "sign-encrypt", args: append([]string{"--xop-expand", "--store-bytes-in-attachment"}, enc...),
 			xop: true, consumed: 3},
 	}
