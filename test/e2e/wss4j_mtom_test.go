@@ -99,6 +99,10 @@ func TestWSS4JMTOMRequests(t *testing.T) {
 		// encryption the EncryptedKey's and the Body's CipherValues, in
 		// parts.
 		{name: "store-bytes", args: []string{"--xop-expand", "--store-bytes-in-attachment"}, xop: true, consumed: 1},
+		// The BST itself signed: its digest is over the XOP infoset, the
+		// certificate's base64 in place of the xop:Include.
+		{name: "store-bytes-signed-bst", args: []string{"--xop-expand", "--store-bytes-in-attachment", "--include-bst-in-signature"},
+			xop: true, consumed: 1},
 		{name: "store-bytes-pkipath", args: []string{"--xop-expand", "--store-bytes-in-attachment", "--pkipath", "--chain", pki.ca},
 			xop: true, consumed: 1},
 		{name: "store-bytes-sign-encrypt", profile: "sign-encrypt", args: append([]string{"--xop-expand", "--store-bytes-in-attachment"}, enc...),
