@@ -37,6 +37,7 @@ func Default() Config {
 		XML:       DefaultXMLLimits(),
 		Templates: DefaultTemplates(),
 		MIME:      DefaultMIMELimits(),
+		Clients:   DefaultClients(),
 	}
 }
 
