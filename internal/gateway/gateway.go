@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wssgw/wssgw/internal/config"
+	"github.com/wssgw/wssgw/internal/limit"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
 )
@@ -23,10 +24,18 @@ type Gateway struct {
 	log      *slog.Logger
 	policies *policies
 	stop     context.CancelFunc // stops reloading response signing keys
+	limits   *limit.Set         // rate and concurrency limits (limits.go); outlives a reload
 }
 
 // New builds the gateway for a validated configuration.
 func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, error) {
+	return build(cfg, m, log, limit.NewSet())
+}
+
+// build builds the gateway with the limits' state to use: a new Set, or
+// on a reload the previous gateway's, which it reconfigures once
+// everything else was built (so a failed build leaves it untouched).
+func build(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, limits *limit.Set) (*Gateway, error) {
 	pool := newBufferPool()
 	ps, err := newPolicies(cfg, m, log)
 	if err != nil {
@@ -61,6 +70,7 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 	if f := cfg.Templates.ImportFile; f != "" && cfg.Templates.Enabled {
 		warmStart(f, routes, log)
 	}
+	bindLimits(limits, cfg, routes, m)
 	return &Gateway{
 		routes:   newRouteTable(routes),
 		unrouted: m.Route(metrics.NoRoute),
@@ -68,6 +78,7 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 		log:      log,
 		policies: ps,
 		stop:     stop,
+		limits:   limits,
 	}, nil
 }
 
@@ -92,6 +103,12 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	e.route = g.routes.match(r.URL.Path)
 	if err := admit(r, e.route, kind); err != nil {
+		e.fail(err)
+		return
+	}
+	// Before the body is read: a client over its limit costs no reading,
+	// gating or verification (limits.go).
+	if err := g.admitClient(r, e); err != nil {
 		e.fail(err)
 		return
 	}
@@ -152,6 +169,11 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange, k
 		if res != nil {
 			e.signer = res.Signer()
 		}
+		// After verification, before forwarding: the partner's share.
+		if err := admitSigner(e, res); err != nil {
+			e.fail(err)
+			return
+		}
 		if rt.responder != nil {
 			r = withRequester(r, res, rt.responder.cfg.SignatureConfirmation)
 		}
@@ -188,6 +210,7 @@ func setBody(r *http.Request, data []byte) {
 // instead of sending a truncated response that looks complete.
 func (g *Gateway) finish(e *exchange, r *http.Request) {
 	p := recover()
+	e.ticket.Release()
 	if p != nil {
 		e.outcome, e.reason = metrics.BackendAborted, fmt.Errorf("gateway: response aborted: %v", p)
 		if r.Context().Err() != nil {

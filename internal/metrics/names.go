@@ -47,6 +47,11 @@ const (
 	NameOCSPFetches        = Namespace + "_ocsp_fetches_total"
 	NameOCSPCertificates   = Namespace + "_ocsp_certificates"
 	NameOCSPOldestResponse = Namespace + "_ocsp_oldest_response_age_seconds"
+
+	// NameRateLimitRejections counts requests refused by a rate or
+	// concurrency limit (routes[].limits), by route and scope
+	// (RateLimitScopes).
+	NameRateLimitRejections = Namespace + "_ratelimit_rejections_total"
 )
 
 // Label names.
@@ -62,7 +67,19 @@ const (
 	LabelUse     = "use"
 	LabelSubject = "subject"
 	LabelStatus  = "status"
+	LabelScope   = "scope"
 )
+
+// Values of the scope label of rate-limit rejections: what the limit that
+// refused counts (internal/limit.Scope).
+const (
+	ScopeRoute  = "route"  // the route as a whole
+	ScopeClient = "client" // one client address, before the body is read
+	ScopeSigner = "signer" // one verified signer, after verification
+)
+
+// RateLimitScopes lists every scope, for tests and pre-initialized series.
+func RateLimitScopes() []string { return []string{ScopeRoute, ScopeClient, ScopeSigner} }
 
 // Values of the result label of template lookups: a hit, or why the message
 // went to the DOM engine.

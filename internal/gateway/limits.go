@@ -1,0 +1,64 @@
+package gateway
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/wssgw/wssgw/internal/config"
+	"github.com/wssgw/wssgw/internal/limit"
+	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/wss"
+)
+
+// headerForwardedFor is read only when clients.trustedProxies is set
+// (limit.Set.Client).
+const headerForwardedFor = "X-Forwarded-For"
+
+// bindLimits applies cfg to the limits' state and gives each route its
+// limiter and rejection counters.
+func bindLimits(limits *limit.Set, cfg *config.Config, routes []*route, m *metrics.Metrics) {
+	limits.Reconfigure(cfg)
+	for _, r := range routes {
+		r.limiter = limits.Route(r.name)
+		r.rateLimits = m.RateLimits(r.name)
+	}
+}
+
+// admitClient applies the route's total and per-client limits, before the
+// body is read. The request holds its places until finish.
+func (g *Gateway) admitClient(r *http.Request, e *exchange) error {
+	rt := e.route
+	if rt.limiter == nil {
+		return nil
+	}
+	client := g.limits.Client(r.RemoteAddr, r.Header[headerForwardedFor])
+	return rt.refused(rt.limiter.Admit(&e.ticket, client))
+}
+
+// admitSigner applies the route's per-signer limit to a verified request,
+// before it is forwarded. The signer is the certificate that signed
+// (signer_sha256 in the request log), else the UsernameToken's username; a
+// message with neither is limited by address only.
+func admitSigner(e *exchange, res *wss.Result) error {
+	rt := e.route
+	if rt.limiter == nil || res == nil {
+		return nil
+	}
+	var s limit.Signer
+	switch {
+	case e.signer != nil:
+		s.Thumbprint = e.signer.SHA256
+	case res.Username != nil:
+		s.Username = res.Username.Username
+	}
+	return rt.refused(rt.limiter.AdmitSigner(&e.ticket, s))
+}
+
+// refused counts a refusal by its scope and passes err on.
+func (rt *route) refused(err error) error {
+	var f *limit.Refusal
+	if errors.As(err, &f) {
+		rt.rateLimits.Rejected(f.Scope.String())
+	}
+	return err
+}
