@@ -67,7 +67,7 @@ type Clients struct {
 
 // DefaultClients are the client-identity defaults.
 func DefaultClients() Clients {
-	return Clients{IPv6PrefixLength: 64, MaxTracked: 10_000}
+	return Clients{TrustedProxies: []string{}, IPv6PrefixLength: 64, MaxTracked: 10_000}
 }
 
 // Prefixes parses TrustedProxies; Validate has checked them, so an entry
