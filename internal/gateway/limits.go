@@ -54,8 +54,13 @@ func admitSigner(e *exchange, res *wss.Result) error {
 	return rt.refused(rt.limiter.AdmitSigner(&e.ticket, s))
 }
 
-// refused counts a refusal by its scope and passes err on.
+// refused counts a refusal by its scope and passes err on. An admitted
+// request returns before errors.As, whose target would escape to the heap
+// on every request.
 func (rt *route) refused(err error) error {
+	if err == nil {
+		return nil
+	}
 	var f *limit.Refusal
 	if errors.As(err, &f) {
 		rt.rateLimits.Rejected(f.Scope.String())
