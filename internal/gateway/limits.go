@@ -22,6 +22,12 @@ func bindLimits(limits *limit.Set, cfg *config.Config, routes []*route, m *metri
 		r.limiter = limits.Route(r.name)
 		r.rateLimits = m.RateLimits(r.name)
 	}
+	m.WatchRateLimits(func(yield func(route, scope string, tracked int, forgotten uint64)) {
+		limits.Stats(func(route string, st limit.Stats) {
+			yield(route, metrics.ScopeClient, st.Clients, st.ClientsEvicted)
+			yield(route, metrics.ScopeSigner, st.Signers, st.SignersEvicted)
+		})
+	})
 }
 
 // admitClient applies the route's total and per-client limits, before the

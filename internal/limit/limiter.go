@@ -30,9 +30,6 @@ func (s Scope) String() string {
 	return scopeNames[s]
 }
 
-// Scopes lists every scope, for pre-initialized metric series.
-func Scopes() []Scope { return []Scope{ScopeRoute, ScopeClient, ScopeSigner} }
-
 // Kind is the part of a limit that refused a request.
 type Kind uint8
 

@@ -62,3 +62,16 @@ func (s *Set) Route(name string) *Limiter {
 	defer s.mu.Unlock()
 	return s.routes[name]
 }
+
+// Stats reports each route's remembered identities.
+func (s *Set) Stats(yield func(route string, st Stats)) {
+	s.mu.Lock()
+	routes := make(map[string]*Limiter, len(s.routes))
+	for name, l := range s.routes {
+		routes[name] = l
+	}
+	s.mu.Unlock()
+	for name, l := range routes {
+		yield(name, l.Stats())
+	}
+}

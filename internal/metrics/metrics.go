@@ -36,6 +36,7 @@ type Metrics struct {
 	tlsFailures *prometheus.CounterVec
 	// rate and concurrency limits (ratelimit.go)
 	rateLimits *prometheus.CounterVec
+	rateTables *rateLimitTables
 }
 
 // New builds a private registry with the gateway's metrics and the Go and
@@ -94,7 +95,8 @@ func New(build BuildInfo) *Metrics {
 	m.tlsFailures = newTLSHandshakeFailures()
 	reg.MustRegister(m.tlsFailures)
 	m.rateLimits = newRateLimitRejections()
-	reg.MustRegister(m.rateLimits)
+	m.rateTables = newRateLimitTables()
+	reg.MustRegister(m.rateLimits, m.rateTables)
 	reg.MustRegister(m.requests, m.duration, m.backend, m.received, m.sent, m.inFlight, m.readiness, info,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -52,6 +52,13 @@ const (
 	// concurrency limit (routes[].limits), by route and scope
 	// (RateLimitScopes).
 	NameRateLimitRejections = Namespace + "_ratelimit_rejections_total"
+	// NameRateLimitTracked is the clients and signers a route's limits
+	// remember now (at most clients.maxTracked each), by route and scope
+	// (client, signer); NameRateLimitForgotten counts those forgotten to
+	// make room: a steady rate means a spray of addresses, or a
+	// maxTracked below the real number of clients.
+	NameRateLimitTracked   = Namespace + "_ratelimit_tracked_identities"
+	NameRateLimitForgotten = Namespace + "_ratelimit_forgotten_identities_total"
 )
 
 // Label names.
