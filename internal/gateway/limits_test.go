@@ -182,11 +182,11 @@ func blockingBackend(t *testing.T) (srv *httptest.Server, arrived chan struct{},
 func TestConcurrencyLimit(t *testing.T) {
 	tests := map[string]struct {
 		limits config.RouteLimits
-		second *http.Client // the client of the refused request
+		addr   string // the address of the refused request's client
 		scope  string
 	}{
-		"fail/route total": {config.RouteLimits{Total: config.Limit{MaxConcurrent: 1}}, clientFrom("127.0.0.3"), metrics.ScopeRoute},
-		"fail/per client":  {config.RouteLimits{PerClient: config.Limit{MaxConcurrent: 1}}, clientFrom("127.0.0.2"), metrics.ScopeClient},
+		"fail/route total": {config.RouteLimits{Total: config.Limit{MaxConcurrent: 1}}, "127.0.0.3", metrics.ScopeRoute},
+		"fail/per client":  {config.RouteLimits{PerClient: config.Limit{MaxConcurrent: 1}}, "127.0.0.2", metrics.ScopeClient},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -203,14 +203,16 @@ func TestConcurrencyLimit(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("the first request never reached the backend")
 			}
-			st, retry, _ := postFrom(t, tc.second, f.srv.URL, body, nil)
+			second := clientFrom(tc.addr)
+			st, retry, _ := postFrom(t, second, f.srv.URL, body, nil)
 			assert.Equal(t, http.StatusTooManyRequests, st)
 			assert.Equal(t, "1", retry)
 			assert.Equal(t, tc.scope+"_concurrency", f.lastRequest(t)["reason"])
+			assert.Equal(t, tc.addr+"/32", f.lastRequest(t)["client"], "the refused client is named")
 			assert.Equal(t, 1.0, f.rejections(t, tc.scope))
 			release()
 			require.Equal(t, http.StatusOK, <-first)
-			st, _, _ = postFrom(t, tc.second, f.srv.URL, body, nil)
+			st, _, _ = postFrom(t, second, f.srv.URL, body, nil)
 			assert.Equal(t, http.StatusOK, st, "the place is free once the first request ended")
 			assert.Len(t, arrived, 1, "the refused request never reached the backend")
 		})

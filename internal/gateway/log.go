@@ -85,11 +85,9 @@ func (g *Gateway) logRequest(r *http.Request, e *exchange, elapsed time.Duration
 		}
 		if errors.As(e.reason, &limited) {
 			// Which limit refused (client_rate, signer_concurrency, ...)
-			// and whom it counted: the address prefix or the signer.
-			attrs = append(attrs, slog.String("reason", limited.Scope.String()+"_"+limited.Kind.String()))
-			if limited.Client != "" {
-				attrs = append(attrs, slog.String("client", limited.Client))
-			}
+			// and whom: the address prefix, or the signer.
+			attrs = append(attrs, slog.String("reason", limited.Scope.String()+"_"+limited.Kind.String()),
+				slog.String("client", limited.Client))
 		}
 		attrs = append(attrs, slog.String("error", e.reason.Error()))
 	}

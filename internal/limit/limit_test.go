@@ -222,6 +222,7 @@ func TestRouteRefusalRefundsClient(t *testing.T) {
 	var tb Ticket
 	r := refusal(t, l.Admit(&tb, b))
 	assert.Equal(t, ScopeRoute, r.Scope)
+	assert.Equal(t, "192.0.2.2/32", r.Client, "a route refusal names the client it refused")
 	held.Release()
 	// b's one token and its concurrency place are intact.
 	require.NoError(t, l.Admit(&tb, b))
@@ -229,9 +230,9 @@ func TestRouteRefusalRefundsClient(t *testing.T) {
 
 func TestRefusalError(t *testing.T) {
 	r := &Refusal{Route: "orders", Scope: ScopeSigner, Kind: KindRate, Client: "sha256:ab", Limit: 2.5}
-	assert.Equal(t, "limit: route orders signer sha256:ab: over rate limit of 2.5 requests/s", r.Error())
-	r = &Refusal{Route: "orders", Scope: ScopeRoute, Kind: KindConcurrency, Limit: 8}
-	assert.Equal(t, "limit: route orders: over concurrency limit of 8 requests in flight", r.Error())
+	assert.Equal(t, "limit: route orders: signer rate limit of 2.5 requests/s reached by sha256:ab", r.Error())
+	r = &Refusal{Route: "orders", Scope: ScopeRoute, Kind: KindConcurrency, Client: "192.0.2.1/32", Limit: 8}
+	assert.Equal(t, "limit: route orders: route concurrency limit of 8 requests in flight reached by 192.0.2.1/32", r.Error())
 }
 
 // A spray of source addresses keeps the table at maxTracked entries, and

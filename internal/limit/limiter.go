@@ -74,10 +74,12 @@ func (s Signer) String() string {
 // Retry-After (gateway/fault.go) and logs the route, scope, kind and
 // client.
 type Refusal struct {
-	Route  string
-	Scope  Scope
-	Kind   Kind
-	Client string // the address prefix or signer counted; "" for the route scope
+	Route string
+	Scope Scope
+	Kind  Kind
+	// Client is whom the request came from: the address prefix (route and
+	// client scopes) or the signer (signer scope).
+	Client string
 	// Limit is the configured value that was reached: requests per second
 	// or requests in flight.
 	Limit float64
@@ -86,15 +88,12 @@ type Refusal struct {
 }
 
 func (r *Refusal) Error() string {
-	who := "route " + r.Route
-	if r.Client != "" {
-		who += " " + r.Scope.String() + " " + r.Client
-	}
 	unit := " requests/s"
 	if r.Kind == KindConcurrency {
 		unit = " requests in flight"
 	}
-	return "limit: " + who + ": over " + r.Kind.String() + " limit of " + strconv.FormatFloat(r.Limit, 'g', -1, 64) + unit
+	return "limit: route " + r.Route + ": " + r.Scope.String() + " " + r.Kind.String() + " limit of " +
+		strconv.FormatFloat(r.Limit, 'g', -1, 64) + unit + " reached by " + r.Client
 }
 
 // concurrencyRetry is the Retry-After of a concurrency refusal: requests
@@ -159,7 +158,7 @@ func (l *Limiter) Admit(t *Ticket, client netip.Prefix) error {
 				l.clients.refund(t.client, rs.client)
 				t.client = nil
 			}
-			return l.refusal(ScopeRoute, kind, "", rs.total, wait)
+			return l.refusal(ScopeRoute, kind, client.String(), rs.total, wait)
 		}
 		t.total = true
 	}
