@@ -63,11 +63,10 @@ func (c *clientRules) forwarded(peer netip.Addr, values []string) netip.Addr {
 			} else {
 				v = ""
 			}
-			a, err := netip.ParseAddr(strings.TrimSpace(elem))
-			if err != nil {
+			a, ok := parseForwarded(strings.TrimSpace(elem))
+			if !ok {
 				return last
 			}
-			a = a.Unmap()
 			if !c.trusts(a) {
 				return a
 			}
@@ -75,6 +74,21 @@ func (c *clientRules) forwarded(peer netip.Addr, values []string) netip.Addr {
 		}
 	}
 	return last
+}
+
+// parseForwarded reads one X-Forwarded-For element: an address, or an
+// address with a port as some load balancers write it (1.2.3.4:5678,
+// [2001:db8::1]:5678).
+func parseForwarded(s string) (netip.Addr, bool) {
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		ap, perr := netip.ParseAddrPort(s)
+		if perr != nil {
+			return netip.Addr{}, false
+		}
+		a = ap.Addr()
+	}
+	return a.Unmap(), true
 }
 
 // prefix is the network a client address counts as.

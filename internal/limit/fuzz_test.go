@@ -1,7 +1,6 @@
 package limit
 
 import (
-	"net/netip"
 	"strings"
 	"testing"
 
@@ -44,8 +43,8 @@ func FuzzClient(f *testing.F) {
 			return
 		}
 		for _, elem := range strings.Split(xff, ",") {
-			a, err := netip.ParseAddr(strings.TrimSpace(elem))
-			if err == nil && trusting.clients.Load().prefix(a.Unmap()) == p {
+			a, ok := parseForwarded(strings.TrimSpace(elem))
+			if ok && trusting.clients.Load().prefix(a) == p {
 				return
 			}
 		}

@@ -317,7 +317,9 @@ func TestClient(t *testing.T) {
 		"ok/xff all trusted":                         {trusted, "10.1.1.1:1", []string{"10.2.2.2"}, "10.2.2.2/32"},
 		"ok/xff absent":                              {trusted, "10.1.1.1:1", nil, "10.1.1.1/32"},
 		"fail/xff garbage stops at last trusted hop": {trusted, "10.1.1.1:1", []string{"203.0.113.5, junk, 10.2.2.2"}, "10.2.2.2/32"},
-		"fail/xff with port is garbage":              {trusted, "10.1.1.1:1", []string{"203.0.113.5:80"}, "10.1.1.1/32"},
+		"ok/xff with ports":                          {trusted, "10.1.1.1:1", []string{"203.0.113.5:80, 10.2.2.2:443"}, "203.0.113.5/32"},
+		"ok/xff v6 with port":                        {trusted, "10.1.1.1:1", []string{"[2001:db8:9::1]:80"}, "2001:db8:9::/64"},
+		"fail/xff bracket without port":              {trusted, "10.1.1.1:1", []string{"[203.0.113.5]"}, "10.1.1.1/32"},
 		"fail/peer not ip:port":                      {config.DefaultClients(), "@", nil, "invalid Prefix"},
 	}
 	for name, tc := range tests {
