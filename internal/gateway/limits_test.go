@@ -344,3 +344,32 @@ func TestRefusalIsAFault(t *testing.T) {
 	}
 	assert.Equal(t, metrics.RateLimitScopes(), scopes)
 }
+
+// TestSignerLimitMTOM: a verified MTOM package over its signer's limit is
+// refused before forwarding and its spooled attachment is removed.
+func TestSignerLimitMTOM(t *testing.T) {
+	dir, spool := t.TempDir(), t.TempDir()
+	ca := testpki.NewCA(t, "limits mtom CA")
+	leaf := ca.Issue(t, dir, "partner")
+	rec := newRecorder(t)
+	cfg := config.Default()
+	p := config.DefaultPolicy()
+	p.Trust.CAFiles = []string{ca.WriteCert(t, dir)}
+	p.Require = []string{config.RequireSignature}
+	cfg.Policies = map[string]config.Policy{"partner": p}
+	cfg.Routes = []config.Route{{Name: "orders", Path: "/orders", Backend: rec.URL, Policy: "partner",
+		Limits: config.RouteLimits{PerSigner: config.Limit{MaxConcurrent: 1, Rate: 0.01}}}}
+	cfg.MIME.SpoolDir, cfg.MIME.SpoolThreshold = spool, 16
+	f := newLimitFront(t, cfg)
+	data := bytes.Repeat([]byte("attachment\x00\xff"), 500)
+	for i, want := range []int{http.StatusOK, http.StatusTooManyRequests} {
+		resp, err := http.Post(f.srv.URL+"/orders", mtomTestType, bytes.NewReader(signedMTOM(t, leaf, data)))
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		require.Equal(t, want, resp.StatusCode, "request %d", i)
+	}
+	assert.Len(t, rec.requests(), 1)
+	assert.Equal(t, "signer_rate", f.lastRequest(t)["reason"])
+	assert.Eventually(t, func() bool { return spoolEmpty(t, spool) }, 2*time.Second, 5*time.Millisecond)
+}
