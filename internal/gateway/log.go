@@ -14,8 +14,8 @@ import (
 
 // Engines, the engine field of the request log line.
 const (
-	engineTemplate = "template" // a learned template matched (the fast path)
-	engineDOM      = "dom"      // the DOM engine processed the message
+	engineTemplate = metrics.EngineTemplate // a learned template matched (the fast path)
+	engineDOM      = metrics.EngineDOM      // the DOM engine processed the message
 )
 
 // engineOf is the engine that processed a secured message, from its

@@ -46,6 +46,9 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*pol
 		return nil, err
 	}
 	ps.store = store
+	// The policies use the store through its metrics; ps.store stays the
+	// store itself, for Close and anything that needs its type.
+	observed := observeReplay(store, cfg.Replay.Store, m)
 	ctx, cancel := context.WithCancel(context.Background())
 	ps.stop = cancel
 	reasons := []string{"unknown"}
@@ -54,7 +57,7 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*pol
 	}
 	ro := reload.Options{Logger: log}
 	for name := range used {
-		p, err := wss.Compile(name, cfg.Policies[name], store, ro)
+		p, err := wss.Compile(name, cfg.Policies[name], observed, ro)
 		if err != nil {
 			ps.close()
 			return nil, fmt.Errorf("gateway: %w", err)
@@ -66,6 +69,7 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*pol
 		ps.byName[name] = p
 		ps.metrics[name] = m.Policy(name, reasons)
 		ps.metrics[name].InitStripped(wss.UnsignedHeader, wss.UnsignedAttribute, wss.UnsignedComment)
+		ps.metrics[name].InitLegacy(legacyLabels()...)
 		m.WatchCertificates(policyCertificates(p))
 		if tc := cfg.Templates; tc.Enabled {
 			ps.templates[name] = template.NewStore(p, template.Options{
