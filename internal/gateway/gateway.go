@@ -29,13 +29,6 @@ type Gateway struct {
 
 // New builds the gateway for a validated configuration.
 func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, error) {
-	return build(cfg, m, log, limit.NewSet())
-}
-
-// build builds the gateway with the limits' state to use: a new Set, or
-// on a reload the previous gateway's, which it reconfigures once
-// everything else was built (so a failed build leaves it untouched).
-func build(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, limits *limit.Set) (*Gateway, error) {
 	pool := newBufferPool()
 	ps, err := newPolicies(cfg, m, log)
 	if err != nil {
@@ -70,16 +63,17 @@ func build(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, limits *lim
 	if f := cfg.Templates.ImportFile; f != "" && cfg.Templates.Enabled {
 		warmStart(f, routes, log)
 	}
-	bindLimits(limits, cfg, routes, m)
-	return &Gateway{
+	g := &Gateway{
 		routes:   newRouteTable(routes),
 		unrouted: m.Route(metrics.NoRoute),
 		metrics:  m,
 		log:      log,
 		policies: ps,
 		stop:     stop,
-		limits:   limits,
-	}, nil
+		limits:   limit.NewSet(),
+	}
+	g.applyLimits(cfg)
+	return g, nil
 }
 
 // Close stops reloading key material and closes the replay store.

@@ -14,15 +14,24 @@ import (
 // (limit.Set.Client).
 const headerForwardedFor = "X-Forwarded-For"
 
-// bindLimits applies cfg to the limits' state and gives each route its
+// applyLimits applies cfg to the limits' state and gives each route its
 // limiter and rejection counters.
-func bindLimits(limits *limit.Set, cfg *config.Config, routes []*route, m *metrics.Metrics) {
-	limits.Reconfigure(cfg)
-	for _, r := range routes {
-		r.limiter = limits.Route(r.name)
-		r.rateLimits = m.RateLimits(r.name)
+//
+// A configuration reload carries the state over (issue 16, the reload
+// contract): the new gateway takes the running one's Set as it is
+// (next.limits = prev.limits) while it is built, and once it is built and
+// about to serve, next.applyLimits(cfg) reconfigures the Set in place, so
+// a failed reload leaves the running limits untouched. Buckets keep their
+// tokens, requests in flight on the old gateway stay counted, and Close
+// leaves the Set alone (it holds no resources).
+func (g *Gateway) applyLimits(cfg *config.Config) {
+	g.limits.Reconfigure(cfg)
+	for _, r := range g.routes {
+		r.limiter = g.limits.Route(r.name)
+		r.rateLimits = g.metrics.RateLimits(r.name)
 	}
-	m.WatchRateLimits(func(yield func(route, scope string, tracked int, forgotten uint64)) {
+	limits := g.limits
+	g.metrics.WatchRateLimits(func(yield func(route, scope string, tracked int, forgotten uint64)) {
 		limits.Stats(func(route string, st limit.Stats) {
 			yield(route, metrics.ScopeClient, st.Clients, st.ClientsEvicted)
 			yield(route, metrics.ScopeSigner, st.Signers, st.SignersEvicted)
