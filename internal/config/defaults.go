@@ -42,6 +42,7 @@ func Default() Config {
 		XML:       DefaultXMLLimits(),
 		Templates: DefaultTemplates(),
 		MIME:      DefaultMIMELimits(),
+		Clients:   DefaultClients(),
 	}
 }
 

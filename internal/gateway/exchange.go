@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wssgw/wssgw/internal/limit"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
 	"github.com/wssgw/wssgw/internal/trust"
@@ -34,6 +35,7 @@ type exchange struct {
 	ctx       context.Context // the server's request context: its cause tells a drain cut (drain.go)
 	stalled   atomic.Bool     // the backend's body stalled (stall.go); set on the transport's timer
 	truncated bool            // the response was cut after its headers were sent
+	ticket    limit.Ticket    // the limits' places the request holds until finish (limits.go)
 }
 
 func (e *exchange) WriteHeader(code int) {

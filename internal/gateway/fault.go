@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
 	"syscall"
 	"time"
 
+	"github.com/wssgw/wssgw/internal/limit"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
 )
@@ -62,12 +64,17 @@ func classify(err error) failure {
 		sec      *securityError
 		bad      *malformedError
 		version  *versionError
+		limited  *limit.Refusal
 	)
 	switch {
 	case errors.Is(err, errDrainCut):
 		// Still running when the drain ended (drain.go): the partner may
 		// retry against another instance; the connection closes next.
 		return failure{http.StatusServiceUnavailable, soap.Receiver, "Service shutting down: retry the request", metrics.DrainCut, nil}
+	case errors.As(err, &limited):
+		// RFC 6585 §4; Retry-After is set by fail. The reason names no
+		// limit: which one refused is logged and counted.
+		return failure{http.StatusTooManyRequests, soap.Sender, "Too many requests: retry later", metrics.RateLimited, nil}
 	case errors.As(err, &sec):
 		// One fault for every security failure (DESIGN.md §5.6): the
 		// reason is logged and counted, never sent, unless the policy
@@ -182,11 +189,24 @@ func (e *exchange) fail(err error) {
 		// The rest of the body was not read; the connection cannot be reused.
 		h.Set("Connection", "close")
 	}
+	if secs := retryAfter(err); secs > 0 {
+		h.Set("Retry-After", strconv.Itoa(secs))
+	}
 	fault := soap.Fault{Code: f.code, Subcode: f.subcode, Reason: f.reason, CorrelationID: e.id}
 	b := fault.Append(nil, e.version)
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	e.WriteHeader(f.status)
 	_, _ = e.Write(b)
+}
+
+// retryAfter is the Retry-After of a refusal by a limit, in whole seconds
+// rounded up (RFC 9110 §10.2.3 has no fractions), 0 for other errors.
+func retryAfter(err error) int {
+	var limited *limit.Refusal
+	if !errors.As(err, &limited) {
+		return 0
+	}
+	return max(1, int(math.Ceil(limited.RetryAfter.Seconds())))
 }
 
 // proxyError is the reverse proxy's error hook: it decides who is to blame

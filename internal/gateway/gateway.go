@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wssgw/wssgw/internal/config"
+	"github.com/wssgw/wssgw/internal/limit"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
 )
@@ -23,6 +24,7 @@ type Gateway struct {
 	log      *slog.Logger
 	policies *policies
 	stop     context.CancelFunc // stops reloading response signing keys
+	limits   *limit.Set         // rate and concurrency limits (limits.go); outlives a reload
 }
 
 // New builds the gateway for a validated configuration.
@@ -61,14 +63,17 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 	if f := cfg.Templates.ImportFile; f != "" && cfg.Templates.Enabled {
 		warmStart(f, routes, log)
 	}
-	return &Gateway{
+	g := &Gateway{
 		routes:   newRouteTable(routes),
 		unrouted: m.Route(metrics.NoRoute),
 		metrics:  m,
 		log:      log,
 		policies: ps,
 		stop:     stop,
-	}, nil
+		limits:   limit.NewSet(),
+	}
+	g.applyLimits(cfg)
+	return g, nil
 }
 
 // Close stops reloading key material and closes the replay store.
@@ -92,6 +97,12 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	e.route = g.routes.match(r.URL.Path)
 	if err := admit(r, e.route, kind); err != nil {
+		e.fail(err)
+		return
+	}
+	// Before the body is read: a client over its limit costs no reading,
+	// gating or verification (limits.go).
+	if err := g.admitClient(r, e); err != nil {
 		e.fail(err)
 		return
 	}
@@ -155,6 +166,11 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange, k
 				e.username = res.Username.Username
 			}
 		}
+		// After verification, before forwarding: the partner's share.
+		if err := admitSigner(e, res); err != nil {
+			e.fail(err)
+			return
+		}
 		if rt.responder != nil {
 			r = withRequester(r, res, rt.responder.cfg.SignatureConfirmation)
 		}
@@ -192,6 +208,7 @@ func setBody(r *http.Request, data []byte) {
 // connection instead of sending a truncated response that looks complete.
 func (g *Gateway) finish(e *exchange, r *http.Request) {
 	p := recover()
+	e.ticket.Release()
 	if p != nil {
 		e.aborted(r, p)
 	} else if e.reason == nil {

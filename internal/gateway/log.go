@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wssgw/wssgw/internal/limit"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/wss"
 )
@@ -86,9 +87,18 @@ func (g *Gateway) logRequest(r *http.Request, e *exchange, elapsed time.Duration
 		attrs = append(attrs, slog.Bool("truncated", true))
 	}
 	if e.reason != nil {
-		var se *securityError
+		var (
+			se      *securityError
+			limited *limit.Refusal
+		)
 		if errors.As(e.reason, &se) {
 			attrs = append(attrs, slog.String("reason", se.err.Reason.String()))
+		}
+		if errors.As(e.reason, &limited) {
+			// Which limit refused (client_rate, signer_concurrency, ...)
+			// and whom: the address prefix, or the signer.
+			attrs = append(attrs, slog.String("reason", limited.Scope.String()+"_"+limited.Kind.String()),
+				slog.String("client", limited.Client))
 		}
 		attrs = append(attrs, slog.String("error", e.reason.Error()))
 	}

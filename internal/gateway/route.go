@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wssgw/wssgw/internal/config"
+	"github.com/wssgw/wssgw/internal/limit"
 	"github.com/wssgw/wssgw/internal/metrics"
 )
 
@@ -18,9 +19,11 @@ type route struct {
 	readTimeout  time.Duration
 	proxy        *httputil.ReverseProxy
 	metrics      *metrics.RouteMetrics
-	security     *security  // nil for policy none
-	gate         *gate      // nil with unsafeSkipGate (gate.go)
-	responder    *responder // nil when responses are not signed
+	security     *security                 // nil for policy none
+	gate         *gate                     // nil with unsafeSkipGate (gate.go)
+	responder    *responder                // nil when responses are not signed
+	limiter      *limit.Limiter            // nil without routes[].limits (limits.go)
+	rateLimits   *metrics.RateLimitMetrics // its refusals
 }
 
 // routeTable finds the route for a path by longest prefix on segment

@@ -41,6 +41,9 @@ type Metrics struct {
 	replay  *replayStore
 	legacy  *prometheus.CounterVec
 	signers sync.Map // policy name → *legacySigners, kept across reloads
+	// rate and concurrency limits (ratelimit.go)
+	rateLimits *prometheus.CounterVec
+	rateTables *rateLimitTables
 }
 
 // New builds a private registry with the gateway's metrics and the Go and
@@ -100,6 +103,9 @@ func New(build BuildInfo) *Metrics {
 	reg.MustRegister(m.tlsFailures)
 	m.engines, m.replay, m.legacy = newEngineDuration(), newReplayStore(), newLegacyAlgorithms()
 	reg.MustRegister(m.engines, m.replay, m.legacy)
+	m.rateLimits = newRateLimitRejections()
+	m.rateTables = newRateLimitTables()
+	reg.MustRegister(m.rateLimits, m.rateTables)
 	reg.MustRegister(m.requests, m.duration, m.backend, m.received, m.sent, m.inFlight, m.readiness, info,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -64,6 +64,17 @@ const (
 	// (SHA-1, RSA-1.5, CBC, RSA under 2048 bits), by policy, algorithm and
 	// the verified signer's subject: which partner to call.
 	NameLegacyAlgorithms = Namespace + "_legacy_algorithm_messages_total"
+	// NameRateLimitRejections counts requests refused by a rate or
+	// concurrency limit (routes[].limits), by route and scope
+	// (RateLimitScopes).
+	NameRateLimitRejections = Namespace + "_ratelimit_rejections_total"
+	// NameRateLimitTracked is the clients and signers a route's limits
+	// remember now (at most clients.maxTracked each), by route and scope
+	// (client, signer); NameRateLimitForgotten counts those forgotten to
+	// make room: a steady rate means a spray of addresses, or a
+	// maxTracked below the real number of clients.
+	NameRateLimitTracked   = Namespace + "_ratelimit_tracked_identities"
+	NameRateLimitForgotten = Namespace + "_ratelimit_forgotten_identities_total"
 )
 
 // Label names.
@@ -82,7 +93,19 @@ const (
 	LabelEngine  = "engine"
 	LabelStore   = "store"
 	LabelSigner  = "signer"
+	LabelScope   = "scope"
 )
+
+// Values of the scope label of rate-limit rejections: what the limit that
+// refused counts (internal/limit.Scope).
+const (
+	ScopeRoute  = "route"  // the route as a whole
+	ScopeClient = "client" // one client address, before the body is read
+	ScopeSigner = "signer" // one verified signer, after verification
+)
+
+// RateLimitScopes lists every scope, for tests and pre-initialized series.
+func RateLimitScopes() []string { return []string{ScopeRoute, ScopeClient, ScopeSigner} }
 
 // Values of the result label of template lookups: a hit, or why the message
 // went to the DOM engine.

@@ -25,6 +25,7 @@ const (
 	DrainCut                             // still running at shutdown.drainTimeout: 503 fault, or the connection cut
 	ClientAbortedUpload                  // client closed or reset the connection mid-body: nothing to answer
 	BackendStalled                       // backend body made no progress for timeouts.backendBodyIdle: 504, or the connection cut
+	RateLimited                          // refused by a rate or concurrency limit (routes[].limits): 429
 	numOutcomes
 )
 
@@ -47,6 +48,7 @@ var outcomeNames = [numOutcomes]string{
 	DrainCut:              "drain_cut",
 	ClientAbortedUpload:   "client_aborted_upload",
 	BackendStalled:        "backend_stalled",
+	RateLimited:           "rate_limited",
 }
 
 // String is the outcome's label value.
