@@ -27,8 +27,19 @@ type Gateway struct {
 
 // New builds the gateway for a validated configuration.
 func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, error) {
+	return build(cfg, m, log, nil)
+}
+
+// build builds a gateway; prev, when not nil, is the running gateway of a
+// configuration reload, whose long-lived state the new one borrows
+// (carry.go). On error nothing of prev has changed.
+func build(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev *Gateway) (*Gateway, error) {
 	pool := newBufferPool()
-	ps, err := newPolicies(cfg, m, log)
+	var prevPolicies *policies
+	if prev != nil {
+		prevPolicies = prev.policies
+	}
+	ps, err := newPolicies(cfg, m, log, prevPolicies)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +70,7 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 		routes = append(routes, r)
 	}
 	if f := cfg.Templates.ImportFile; f != "" && cfg.Templates.Enabled {
-		warmStart(f, routes, log)
+		warmStart(f, routes, ps.fresh(), log)
 	}
 	return &Gateway{
 		routes:   newRouteTable(routes),
@@ -71,7 +82,8 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 	}, nil
 }
 
-// Close stops reloading key material and closes the replay store.
+// Close stops reloading key material and closes the replay store, as far
+// as this gateway still owns them (carry.go).
 func (g *Gateway) Close() {
 	g.stop()
 	g.policies.close()

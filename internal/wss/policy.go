@@ -3,6 +3,7 @@ package wss
 import (
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"time"
 
@@ -31,7 +32,7 @@ type Policy struct {
 	trust             *reload.Reloader[trust.Store]
 	ocsp              *trust.OCSPChecker // nil unless trust.ocsp.enabled; outlives trust reloads
 	keys              []*reload.Reloader[crypto.KeyPair]
-	users             *Credentials
+	users             *reload.Reloader[Credentials] // nil without a credentials file
 	replay            ReplayStore
 	unsignedRule      unsignedRule // unsignedHeaders and unsignedAllow (unsigned.go)
 }
@@ -83,7 +84,10 @@ func Compile(name string, p config.Policy, store ReplayStore, ro reload.Options)
 		cp.keys = append(cp.keys, r)
 	}
 	if f := p.UsernameToken.CredentialsFile; f != "" {
-		u, err := LoadCredentials(f)
+		// Polled like the key material, so that a password added to the
+		// Secret is usable without a restart (issue 16).
+		u, err := reload.New("policies."+name+".usernameToken.credentialsFile", []string{f},
+			func() (*Credentials, error) { return LoadCredentials(f) }, ro)
 		if err != nil {
 			return nil, fmt.Errorf("policy %s: %w", name, err)
 		}
@@ -103,6 +107,29 @@ func (p *Policy) Run(ctx context.Context) {
 	for _, k := range p.keys {
 		go k.Run(ctx)
 	}
+	if p.users != nil {
+		go p.users.Run(ctx)
+	}
+}
+
+// Refresh checks the policy's files now instead of at the next poll: a
+// configuration reload that keeps this compiled policy (its configuration
+// is unchanged) still takes up rotated files at once. A file that fails to
+// load keeps its previous material, as a poll would; the errors are
+// returned joined.
+func (p *Policy) Refresh() error {
+	var errs []error
+	check := func(_ bool, err error) { errs = append(errs, err) }
+	if p.trust != nil {
+		check(p.trust.Check())
+	}
+	for _, k := range p.keys {
+		check(k.Check())
+	}
+	if p.users != nil {
+		check(p.users.Check())
+	}
+	return errors.Join(errs...)
 }
 
 func parts(names []string) []xml.Name {
@@ -190,5 +217,10 @@ func (p *Policy) DecryptionKeys() []*crypto.KeyPair {
 	return out
 }
 
-// Users returns the UsernameToken credentials, or nil.
-func (p *Policy) Users() *Credentials { return p.users }
+// Users returns the current UsernameToken credentials, or nil.
+func (p *Policy) Users() *Credentials {
+	if p.users == nil {
+		return nil
+	}
+	return p.users.Current()
+}
