@@ -82,7 +82,7 @@ func httpsURL(g *gateway) string { return strings.Replace(g.data, "http://", "ht
 // load posts to /orders continuously from a few clients, on kept-alive
 // and on new connections, until stop is called, and counts every request
 // that did not end in 200 with one of the backends' answers.
-func (s *reloadSetup) load(t *testing.T, g *gateway) (stop func() (ok, failed int64, errs []string)) {
+func (s *reloadSetup) load(t *testing.T, g *gateway) (served func() int64, stop func() (ok, failed int64, errs []string)) {
 	var okN, failedN atomic.Int64
 	var mu sync.Mutex
 	var errs []string
@@ -121,7 +121,7 @@ func (s *reloadSetup) load(t *testing.T, g *gateway) (stop func() (ok, failed in
 			}
 		}()
 	}
-	return func() (int64, int64, []string) {
+	return okN.Load, func() (int64, int64, []string) {
 		close(done)
 		wg.Wait()
 		return okN.Load(), failedN.Load(), errs
@@ -131,10 +131,17 @@ func (s *reloadSetup) load(t *testing.T, g *gateway) (stop func() (ok, failed in
 // waitLog waits for a log line with msg, beyond the n already there.
 func waitLog(t *testing.T, g *gateway, msg string, n int) map[string]any {
 	t.Helper()
-	var lines []map[string]any
-	require.Eventually(t, func() bool { lines = g.logs.find(msg); return len(lines) > n }, 30*time.Second, 20*time.Millisecond,
-		"no %q log line:\n%s", msg, strings.Join(g.logs.raw, "\n"))
-	return lines[n]
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if lines := g.logs.find(msg); len(lines) > n {
+			return lines[n]
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	g.logs.mu.Lock()
+	defer g.logs.mu.Unlock()
+	t.Fatalf("no %q log line (#%d):\n%s", msg, n+1, strings.Join(g.logs.raw, "\n"))
+	return nil
 }
 
 // TestReloadSIGHUPUnderLoad: under continuous load, SIGHUP reloads a
@@ -152,8 +159,11 @@ func TestReloadSIGHUPUnderLoad(t *testing.T) {
 	status, _, _ = s.call(t, g, "/secured")
 	assert.Equal(t, http.StatusNotFound, status)
 
-	stop := s.load(t, g)
-	time.Sleep(300 * time.Millisecond)
+	served, stop := s.load(t, g)
+	atLeast := func(n int64) {
+		require.Eventually(t, func() bool { return served() >= n }, 30*time.Second, 10*time.Millisecond)
+	}
+	atLeast(50)
 	renewed := s.ca.Renew(t, t.TempDir(), s.cert)
 	s.config(t, s.b.URL, renewed, fmt.Sprintf(`
   - name: secured
@@ -166,10 +176,15 @@ policies:
 `, s.b.URL, s.caFile))
 	require.NoError(t, g.cmd.Process.Signal(syscall.SIGHUP))
 	waitLog(t, g, "config reloaded", 0)
-	time.Sleep(300 * time.Millisecond)
+	atLeast(served() + 50) // and on after the swap
+	for i := 1; i <= 3; i++ { // more swaps under load: each one drains the last
+		require.NoError(t, g.cmd.Process.Signal(syscall.SIGHUP))
+		waitLog(t, g, "config reloaded", i)
+		atLeast(served() + 20)
+	}
 	ok, failed, errs := stop()
 	assert.Zero(t, failed, "failed requests: %v", errs)
-	assert.Greater(t, ok, int64(50))
+	t.Logf("%d requests during the reload, none failed", ok)
 
 	status, body, cert = s.call(t, g, "/orders")
 	assert.Equal(t, http.StatusOK, status)
@@ -180,7 +195,7 @@ policies:
 	assert.Contains(t, body, "InvalidSecurity")
 	assert.NotEmpty(t, g.logs.find("reloading configuration"))
 	fams := scrape(t, g)
-	assert.Equal(t, 1.0, value(t, fams, "wssgw_config_reloads_total", map[string]string{"result": "success"}))
+	assert.Equal(t, 4.0, value(t, fams, "wssgw_config_reloads_total", map[string]string{"result": "success"}))
 	assert.Equal(t, 0.0, value(t, fams, "wssgw_config_reloads_total", map[string]string{"result": "failure"}))
 	assert.Equal(t, 1.0, value(t, fams, "wssgw_config_last_reload_successful", nil))
 	assert.Equal(t, float64(renewed.Cert.NotAfter.Unix()),
