@@ -1,11 +1,13 @@
 package gateway
 
 import (
+	"crypto/tls"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -366,4 +368,69 @@ func TestKeepRestartOnly(t *testing.T) {
 			assert.Equal(t, running.TLS, next.TLS)
 		})
 	}
+}
+
+// TestReloadBackendClientCertificate: a backend client certificate renewed
+// in place (same files) is presented to the backend after a reload.
+func TestReloadBackendClientCertificate(t *testing.T) {
+	dir := t.TempDir()
+	ca := testpki.NewCA(t, "backend CA")
+	serverCert := ca.Issue(t, dir, "backend")
+	client := ca.Issue(t, dir, "gateway-client")
+	backend := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "<serial>"+r.TLS.PeerCertificates[0].SerialNumber.String()+"</serial>")
+	}))
+	backend.TLS = &tls.Config{Certificates: []tls.Certificate{serverCert.TLS(t)}, ClientCAs: ca.Pool(), ClientAuth: tls.RequireAndVerifyClientCert}
+	backend.StartTLS()
+	t.Cleanup(backend.Close)
+	cfg := func() *config.Config {
+		c := routes(t, "/orders", backend.URL)
+		c.Routes[0].BackendTLS = config.BackendTLS{CAFile: ca.WriteCert(t, dir), CertFile: client.CertFile, KeyFile: client.KeyFile}
+		require.NoError(t, c.Validate())
+		return c
+	}
+	s := newReloadable(t, cfg())
+	_, body := s.call(t, "/orders")
+	assert.Equal(t, "<serial>"+client.Cert.SerialNumber.String()+"</serial>", body)
+
+	renewed := ca.Renew(t, t.TempDir(), client)
+	for src, dst := range map[string]string{renewed.CertFile: client.CertFile, renewed.KeyFile: client.KeyFile} {
+		data, err := os.ReadFile(src)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(dst, data, 0o600))
+	}
+	require.NoError(t, s.reload(cfg(), nil))
+	_, body = s.call(t, "/orders")
+	assert.Equal(t, "<serial>"+renewed.Cert.SerialNumber.String()+"</serial>", body)
+}
+
+// TestReloadKeptPolicyRefreshesFiles: a reload that keeps a policy re-reads
+// its files; one that fails to load is counted in
+// wssgw_key_reload_failures_total and leaves the reload itself a success
+// (the previous material stays, as with a poll).
+func TestReloadKeptPolicyRefreshesFiles(t *testing.T) {
+	k := newSigningPKI(t)
+	backend := named(t, "ok")
+	cfg := func() *config.Config {
+		c := config.Default()
+		p := config.DefaultPolicy()
+		p.Trust.CAFiles = []string{k.caFile}
+		c.Policies = map[string]config.Policy{"partner": p}
+		c.Routes = []config.Route{{Name: "orders", Path: "/orders", Backend: backend.URL, Policy: "partner"}}
+		c.ApplyDefaults()
+		require.NoError(t, c.Validate())
+		return &c
+	}
+	s := newReloadable(t, cfg())
+	kept := s.current().policies.byName["partner"]
+	// Validated before the file broke: config validation loads trust files
+	// too (a broken one fails the whole reload), so this is the file
+	// changing between validation and the policy's refresh.
+	next := cfg()
+	require.NoError(t, os.WriteFile(k.caFile, []byte("not PEM"), 0o600))
+	require.NoError(t, s.reload(next, nil))
+	assert.Same(t, kept, s.current().policies.byName["partner"])
+	assert.Equal(t, 1.0, gathered(t, s.metrics, metrics.NameKeyReloadFailures, map[string]string{metrics.LabelKind: metrics.KeyKindTrust}))
+	assert.Equal(t, 0.0, gathered(t, s.metrics, metrics.NameKeyReloadFailures, map[string]string{metrics.LabelKind: metrics.KeyKindDecryption}))
+	assert.Equal(t, http.StatusOK, post(t, s.url, signedRequest(t, k)).StatusCode, "the previous trust store still verifies")
 }
