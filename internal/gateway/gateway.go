@@ -87,6 +87,15 @@ func build(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev *Gatew
 func (g *Gateway) Close() {
 	g.stop()
 	g.policies.close()
+	// A reload builds new backend connection pools; the replaced ones'
+	// idle connections would otherwise linger until timeouts.idle.
+	for _, r := range g.routes {
+		if t, ok := r.proxy.Transport.(noSwitchTransport); ok {
+			if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
+				c.CloseIdleConnections()
+			}
+		}
+	}
 }
 
 // ServeHTTP handles one SOAP request.

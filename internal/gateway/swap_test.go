@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -433,4 +434,45 @@ func TestReloadKeptPolicyRefreshesFiles(t *testing.T) {
 	assert.Equal(t, 1.0, gathered(t, s.metrics, metrics.NameKeyReloadFailures, map[string]string{metrics.LabelKind: metrics.KeyKindTrust}))
 	assert.Equal(t, 0.0, gathered(t, s.metrics, metrics.NameKeyReloadFailures, map[string]string{metrics.LabelKind: metrics.KeyKindDecryption}))
 	assert.Equal(t, http.StatusOK, post(t, s.url, signedRequest(t, k)).StatusCode, "the previous trust store still verifies")
+}
+
+// TestReloadLeaksNothing: many reloads, each with traffic, leave no
+// goroutine behind (pollers, backend connections of replaced gateways).
+func TestReloadLeaksNothing(t *testing.T) {
+	k := newSigningPKI(t)
+	a, b := named(t, "a"), named(t, "b")
+	cfg := func(backend string, skew time.Duration) *config.Config {
+		c := config.Default()
+		p := config.DefaultPolicy()
+		p.Trust.CAFiles = []string{k.caFile}
+		p.Timestamp.FutureSkew = skew // a changed policy: compiled anew, the old one stopped
+		c.Policies = map[string]config.Policy{"partner": p}
+		c.Routes = []config.Route{
+			{Name: "orders", Path: "/orders", Backend: backend, Policy: "partner"},
+			{Name: "plain", Path: "/plain", Backend: backend},
+		}
+		c.ApplyDefaults()
+		require.NoError(t, c.Validate())
+		return &c
+	}
+	s := newReloadable(t, cfg(a.URL, time.Minute))
+	s.call(t, "/plain")
+	time.Sleep(100 * time.Millisecond)
+	base := runtime.NumGoroutine()
+	for i := range 20 {
+		backend := a.URL
+		if i%2 == 0 {
+			backend = b.URL
+		}
+		prev := s.live.Load()
+		require.NoError(t, s.reload(cfg(backend, time.Duration(i+2)*time.Minute), nil))
+		status, _ := s.call(t, "/plain")
+		require.Equal(t, http.StatusOK, status)
+		<-prev.drained
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > base+3 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	assert.LessOrEqual(t, runtime.NumGoroutine(), base+3, "goroutines: %d before 20 reloads", base)
 }
