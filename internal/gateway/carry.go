@@ -28,10 +28,21 @@ import (
 // the new gateway serves, and the old gateway, closed after its last
 // request, then closes only what it still owns.
 //
-// State of other parts that must survive a reload follows the same
-// pattern: New receives the previous gateway through build's prev, takes
-// its object and calls the object's Reconfigure with the new
-// configuration, and commit marks it handed on.
+// State of other parts that must survive a reload (the in-flight memory
+// budget, rate limiter buckets) follows the same pattern, in three places:
+//
+//   - build: with prev, take prev's object as it is (g.x = prev.x); without,
+//     make it (g.x = x.New(cfg.X)). Do not reconfigure it here: build may
+//     still fail, and a failed reload must leave the running gateway as it
+//     was;
+//   - commit (called only once the new gateway is built, before it serves):
+//     next.x.Reconfigure(cfg.X), with the configuration passed down to it;
+//   - Close: leave such an object alone (it is shared with the successor),
+//     or close it only when this gateway still owns it, as policies do.
+//
+// Requests still running on the old gateway then use the same object as
+// the new one's, which is what a process-wide budget or a per-client
+// bucket needs.
 
 // commit hands the state next borrowed from prev over to next: prev no
 // longer closes it. Called once next serves, under the reload lock.
