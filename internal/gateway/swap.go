@@ -164,10 +164,16 @@ func keepRestartOnly(running, next *config.Config) []keptKey {
 			set()
 		}
 	}
-	keep("listen", running.Listen, next.Listen, func() { next.Listen = running.Listen })
-	keep("admin", running.Admin, next.Admin, func() { next.Admin = running.Admin })
-	keep("server", running.Server, next.Server, func() { next.Server = running.Server })
-	keep("log", running.Log, next.Log, func() { next.Log = running.Log })
-	keep("tls (on or off)", running.TLS.Enabled(), next.TLS.Enabled(), func() { next.TLS = running.TLS })
+	r, n := running, next
+	keep("listen", r.Listen, n.Listen, func() { n.Listen = r.Listen })
+	keep("admin", r.Admin, n.Admin, func() { n.Admin = r.Admin })
+	// The data listener's http.Server settings; other server.* keys (the
+	// memory budget) are the gateway's and do reload.
+	keep("server.readHeaderTimeout", r.Server.ReadHeaderTimeout, n.Server.ReadHeaderTimeout, func() { n.Server.ReadHeaderTimeout = r.Server.ReadHeaderTimeout })
+	keep("server.idleTimeout", r.Server.IdleTimeout, n.Server.IdleTimeout, func() { n.Server.IdleTimeout = r.Server.IdleTimeout })
+	keep("server.writeTimeout", r.Server.WriteTimeout, n.Server.WriteTimeout, func() { n.Server.WriteTimeout = r.Server.WriteTimeout })
+	keep("server.maxHeaderBytes", r.Server.MaxHeaderBytes, n.Server.MaxHeaderBytes, func() { n.Server.MaxHeaderBytes = r.Server.MaxHeaderBytes })
+	keep("log", r.Log, n.Log, func() { n.Log = r.Log })
+	keep("tls (on or off)", r.TLS.Enabled(), n.TLS.Enabled(), func() { n.TLS = r.TLS })
 	return kept
 }

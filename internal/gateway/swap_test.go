@@ -349,7 +349,7 @@ func TestKeepRestartOnly(t *testing.T) {
 		"fail/listen":      {mutate: func(c *config.Config) { c.Listen = ":9999" }, keys: []string{"listen"}},
 		"fail/admin":       {mutate: func(c *config.Config) { c.Admin.Pprof = true }, keys: []string{"admin"}},
 		"fail/log":         {mutate: func(c *config.Config) { c.Log.Level = "debug" }, keys: []string{"log"}},
-		"fail/server":      {mutate: func(c *config.Config) { c.Server.IdleTimeout = time.Hour }, keys: []string{"server"}},
+		"fail/server":      {mutate: func(c *config.Config) { c.Server.IdleTimeout = time.Hour }, keys: []string{"server.idleTimeout"}},
 		"fail/tls-on":      {mutate: func(c *config.Config) { c.TLS.CertFile, c.TLS.KeyFile = "a", "b" }, keys: []string{"tls (on or off)"}},
 		"fail/two-at-once": {mutate: func(c *config.Config) { c.Listen = ":1"; c.Admin.Listen = ":2" }, keys: []string{"listen", "admin"}},
 	}
