@@ -21,7 +21,9 @@ import (
 //   - the replay store, while replay.* (and the files it names) did not
 //     change: a memory store keeps its entries, a Redis store its pool;
 //   - each compiled policy whose policies.<name> and templates.* did not
-//     change, and with it its learned templates, OCSP cache and pollers.
+//     change, and with it its learned templates and pollers;
+//   - each policy's OCSP checker (its cache of responses) while its
+//     trust.ocsp section did not change, even if the policy did.
 //
 // Borrowing is undone if the new gateway fails to build (build errors
 // leave the running gateway as it was); commit hands ownership over once
@@ -57,6 +59,11 @@ func commit(prev, next *Gateway) {
 	for name, c := range np.compiled {
 		if old, ok := pp.compiled[name]; ok && old.policy == c.policy {
 			old.owned, c.owned = false, true
+		}
+	}
+	for name, r := range np.ocsp {
+		if old, ok := pp.ocsp[name]; ok && old.checker == r.checker {
+			old.owned, r.owned = false, true
 		}
 	}
 }

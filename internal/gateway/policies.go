@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"reflect"
 	"strings"
 
 	"github.com/wssgw/wssgw/internal/config"
@@ -29,6 +30,7 @@ type policies struct {
 	templates map[string]*template.Store
 	metrics   map[string]*metrics.PolicyMetrics
 	compiled  map[string]*compiled
+	ocsp      map[string]*ocspRun // policies with trust.ocsp enabled
 	store     replay.Store
 	storeKey  string // replayKey of store
 	ownsStore bool   // false while borrowed from the previous gateway, or handed on
@@ -45,13 +47,25 @@ type compiled struct {
 	owned     bool               // false while borrowed, or after being handed on
 }
 
+// ocspRun is a policy's OCSP checker and what keeps it fetching. It is
+// kept over a reload whenever the policy's trust.ocsp section is
+// unchanged, even when the policy is compiled anew, so that its cache of
+// responses survives: with onUnknown: reject, a cold cache would refuse
+// partners until the first fetches.
+type ocspRun struct {
+	checker *trust.OCSPChecker
+	cfg     config.OCSP
+	stop    context.CancelFunc
+	owned   bool // as compiled.owned
+}
+
 // newPolicies compiles the policies that routes use and starts reloading
 // their certificates and keys (Kubernetes Secret rotation). prev, when not
 // nil, is the running gateway's: its replay store and its unchanged
 // policies are borrowed instead of built (see carry.go for when they
 // change hands).
 func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev *policies) (*policies, error) {
-	ps := &policies{byName: map[string]*wss.Policy{}, templates: map[string]*template.Store{}, metrics: map[string]*metrics.PolicyMetrics{}, compiled: map[string]*compiled{}}
+	ps := &policies{byName: map[string]*wss.Policy{}, templates: map[string]*template.Store{}, metrics: map[string]*metrics.PolicyMetrics{}, compiled: map[string]*compiled{}, ocsp: map[string]*ocspRun{}}
 	used := map[string]bool{}
 	for _, r := range cfg.Routes {
 		if r.Policy != config.PolicyNone {
@@ -71,6 +85,7 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev 
 	for name := range used {
 		c := prev.reusable(name, cfg, ps.store)
 		if c != nil {
+			ps.openOCSP(name, cfg, m, log, prev) // borrows the kept policy's checker
 			// Unchanged: keep it, and its learned templates, but look at
 			// its files now rather than at the next poll.
 			if err := c.policy.Refresh(); err != nil {
@@ -79,7 +94,7 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev 
 			c = &compiled{policy: c.policy, templates: c.templates, cfg: c.cfg, tcfg: c.tcfg, stop: c.stop}
 		} else {
 			var err error
-			if c, err = compile(name, cfg, ps.store, m, log); err != nil {
+			if c, err = compile(name, cfg, ps.store, ps.openOCSP(name, cfg, m, log, prev), m, log); err != nil {
 				ps.close()
 				return nil, err
 			}
@@ -95,17 +110,15 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev 
 	return ps, nil
 }
 
-// compile builds one policy and starts keeping its key material fresh.
-func compile(name string, cfg *config.Config, store replay.Store, m *metrics.Metrics, log *slog.Logger) (*compiled, error) {
+// compile builds one policy, with its OCSP checker (nil when off), and
+// starts keeping its key material fresh.
+func compile(name string, cfg *config.Config, store replay.Store, ocsp *trust.OCSPChecker, m *metrics.Metrics, log *slog.Logger) (*compiled, error) {
 	ro := reload.Options{Logger: log, Observer: keyReloadObserver(m)}
-	p, err := wss.Compile(name, cfg.Policies[name], store, ro)
+	p, err := wss.CompileWith(name, cfg.Policies[name], store, ro, ocsp)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	if o := p.OCSP(); o != nil {
-		o.Observe(m.WatchOCSP(name, ocspSource(o)))
-	}
 	p.Run(ctx)
 	context.AfterFunc(ctx, m.WatchCertificates(policyCertificates(p)))
 	c := &compiled{policy: p, cfg: cfg.Policies[name], tcfg: cfg.Templates, stop: stop, owned: true}
@@ -116,6 +129,30 @@ func compile(name string, cfg *config.Config, store replay.Store, m *metrics.Met
 		}, m.Templates(name))
 	}
 	return c, nil
+}
+
+// openOCSP returns the OCSP checker of policy name, nil when its OCSP is
+// off: prev's when its trust.ocsp section is the same, else a new one,
+// running and exported.
+func (ps *policies) openOCSP(name string, cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev *policies) *trust.OCSPChecker {
+	oc := cfg.Policies[name].Trust.OCSP
+	if !oc.Enabled {
+		return nil
+	}
+	if prev != nil {
+		if r, ok := prev.ocsp[name]; ok && reflect.DeepEqual(r.cfg, oc) {
+			ps.ocsp[name] = &ocspRun{checker: r.checker, cfg: oc, stop: r.stop}
+			return r.checker
+		}
+	}
+	o := oc.Options()
+	o.Logger = log
+	chk := trust.NewOCSPChecker(o)
+	chk.Observe(m.WatchOCSP(name, ocspSource(chk)))
+	ctx, stop := context.WithCancel(context.Background())
+	go chk.Run(ctx)
+	ps.ocsp[name] = &ocspRun{checker: chk, cfg: oc, stop: stop, owned: true}
+	return chk
 }
 
 // keyReloadObserver counts failed reloads of a policy's files by kind,
@@ -169,6 +206,11 @@ func (ps *policies) close() {
 	for _, c := range ps.compiled {
 		if c.owned {
 			c.stop()
+		}
+	}
+	for _, r := range ps.ocsp {
+		if r.owned {
+			r.stop()
 		}
 	}
 	if ps.store != nil && ps.ownsStore {

@@ -476,3 +476,38 @@ func TestReloadLeaksNothing(t *testing.T) {
 	}
 	assert.LessOrEqual(t, runtime.NumGoroutine(), base+3, "goroutines: %d before 20 reloads", base)
 }
+
+// TestReloadKeepsOCSPCache: a policy changed in anything but trust.ocsp is
+// compiled anew with the same OCSP checker (its cache of responses); a
+// changed trust.ocsp makes a new one, and the replaced checker stops.
+func TestReloadKeepsOCSPCache(t *testing.T) {
+	k := newSigningPKI(t)
+	backend := named(t, "ok")
+	cfg := func(skew, refresh time.Duration) *config.Config {
+		c := config.Default()
+		p := config.DefaultPolicy()
+		p.Trust.CAFiles = []string{k.caFile}
+		p.Trust.OCSP = config.OCSP{Enabled: true, ResponderURL: "http://127.0.0.1:1/ocsp", Refresh: refresh}
+		p.Timestamp.FutureSkew = skew
+		c.Policies = map[string]config.Policy{"partner": p}
+		c.Routes = []config.Route{{Name: "orders", Path: "/orders", Backend: backend.URL, Policy: "partner"}}
+		c.ApplyDefaults()
+		require.NoError(t, c.Validate())
+		return &c
+	}
+	s := newReloadable(t, cfg(time.Minute, time.Minute))
+	first := s.current().policies
+	require.NotNil(t, first.ocsp["partner"])
+
+	require.NoError(t, s.reload(cfg(2*time.Minute, time.Minute), nil))
+	second := s.current().policies
+	assert.NotSame(t, first.byName["partner"], second.byName["partner"], "the policy changed")
+	assert.Same(t, first.ocsp["partner"].checker, second.ocsp["partner"].checker, "ok/ocsp unchanged: cache kept")
+	assert.Same(t, second.ocsp["partner"].checker, second.byName["partner"].OCSP())
+	assert.False(t, first.ocsp["partner"].owned)
+
+	require.NoError(t, s.reload(cfg(2*time.Minute, 2*time.Minute), nil))
+	third := s.current().policies
+	assert.NotSame(t, second.ocsp["partner"].checker, third.ocsp["partner"].checker, "fail/ocsp changed: a new checker")
+	assert.True(t, second.ocsp["partner"].owned, "the replaced checker is stopped with its last gateway")
+}

@@ -31,6 +31,7 @@ type Policy struct {
 	c14n              map[string]bool
 	trust             *reload.Reloader[trust.Store]
 	ocsp              *trust.OCSPChecker // nil unless trust.ocsp.enabled; outlives trust reloads
+	runOCSP           bool               // Run runs ocsp (Compile made it)
 	keys              []*reload.Reloader[crypto.KeyPair]
 	users             *reload.Reloader[Credentials] // nil without a credentials file
 	replay            ReplayStore
@@ -50,6 +51,16 @@ var (
 
 // Compile builds the runtime policy. store may be nil when replay is off.
 func Compile(name string, p config.Policy, store ReplayStore, ro reload.Options) (*Policy, error) {
+	return CompileWith(name, p, store, ro, nil)
+}
+
+// CompileWith is Compile with the OCSP checker to use when the policy
+// checks OCSP: a configuration reload passes the previous policy's, so
+// that its cache of responses survives (with onUnknown: reject, a cold
+// cache would refuse partners until the first fetches). A checker given
+// here is run by the caller, not by Run; nil makes a new one that Run
+// runs.
+func CompileWith(name string, p config.Policy, store ReplayStore, ro reload.Options, ocsp *trust.OCSPChecker) (*Policy, error) {
 	algs, err := allowList(p.Algorithms)
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", name, err)
@@ -65,9 +76,12 @@ func Compile(name string, p config.Policy, store ReplayStore, ro reload.Options)
 	if len(t.CAFiles)+len(t.PinnedCertFiles)+len(t.PinnedSHA256)+len(t.KnownCertFiles) > 0 {
 		opts := t.TrustOptions()
 		if t.OCSP.Enabled {
-			o := t.OCSP.Options()
-			o.Logger = ro.Logger
-			cp.ocsp = trust.NewOCSPChecker(o)
+			cp.ocsp, cp.runOCSP = ocsp, ocsp == nil
+			if cp.ocsp == nil {
+				o := t.OCSP.Options()
+				o.Logger = ro.Logger
+				cp.ocsp = trust.NewOCSPChecker(o)
+			}
 			opts.OCSP = cp.ocsp
 		}
 		r, err := reload.NewTrustSource("policies."+name+".trust", opts, ro)
@@ -101,7 +115,7 @@ func (p *Policy) Run(ctx context.Context) {
 	if p.trust != nil {
 		go p.trust.Run(ctx)
 	}
-	if p.ocsp != nil {
+	if p.ocsp != nil && p.runOCSP {
 		go p.ocsp.Run(ctx)
 	}
 	for _, k := range p.keys {
