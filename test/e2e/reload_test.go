@@ -176,7 +176,7 @@ policies:
 `, s.b.URL, s.caFile))
 	require.NoError(t, g.cmd.Process.Signal(syscall.SIGHUP))
 	waitLog(t, g, "config reloaded", 0)
-	atLeast(served() + 50) // and on after the swap
+	atLeast(served() + 50)    // and on after the swap
 	for i := 1; i <= 3; i++ { // more swaps under load: each one drains the last
 		require.NoError(t, g.cmd.Process.Signal(syscall.SIGHUP))
 		waitLog(t, g, "config reloaded", i)
