@@ -38,7 +38,7 @@ func newReloadSetup(t *testing.T) *reloadSetup {
 	s := &reloadSetup{
 		dir: dir, file: filepath.Join(dir, "wssgw.yaml"),
 		a: newRecordingBackend(t, []byte("<a/>"), "text/xml"), b: newRecordingBackend(t, []byte("<b/>"), "text/xml"),
-		ca: ca, caFile: ca.WriteCert(t, dir), cert: ca.Issue(t, filepath.Join(dir), "wssgw.local"),
+		ca: ca, caFile: ca.WriteCert(t, dir), cert: ca.Issue(t, dir, "wssgw.local"),
 	}
 	return s
 }
