@@ -137,6 +137,11 @@ type RouteTimeouts struct {
 	Backend time.Duration `mapstructure:"backend"`
 	// Idle closes backend keep-alive connections unused for this long.
 	Idle time.Duration `mapstructure:"idle"`
+	// BackendBodyIdle cuts a backend response whose body makes no progress
+	// for this long (Backend covers only the headers): a buffered response
+	// gets 504, a streamed one a cut connection; outcome backend_stalled
+	// (issue 16).
+	BackendBodyIdle time.Duration `mapstructure:"backendBodyIdle"`
 }
 
 // BackendTLS is the client side of TLS to an https backend.

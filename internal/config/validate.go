@@ -110,6 +110,7 @@ func (r Route) validate(ps *Problems, key string) {
 	checkPositive(ps, key+".timeouts.connect", r.Timeouts.Connect)
 	checkPositive(ps, key+".timeouts.backend", r.Timeouts.Backend)
 	checkPositive(ps, key+".timeouts.idle", r.Timeouts.Idle)
+	checkPositive(ps, key+".timeouts.backendBodyIdle", r.Timeouts.BackendBodyIdle)
 	r.BackendTLS.validate(ps, key+".backendTLS", u)
 	r.IdentityHeaders.validate(ps, key+".identityHeaders")
 	if r.UnsafeSkipGate && r.Policy != PolicyNone {

@@ -9,6 +9,7 @@ import (
 	"reflect"
 
 	"github.com/wssgw/wssgw/internal/config"
+	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/replay"
 	"github.com/wssgw/wssgw/internal/template"
 )
@@ -70,17 +71,20 @@ func commit(prev, next *Gateway) {
 
 // openStore borrows prev's replay store when its configuration is the
 // same, or opens a new one.
-func (ps *policies) openStore(rc config.Replay, log *slog.Logger, prev *policies) error {
+func (ps *policies) openStore(rc config.Replay, m *metrics.Metrics, log *slog.Logger, prev *policies) error {
 	key := replayKey(rc)
 	if prev != nil && prev.store != nil && prev.storeKey == key {
-		ps.store, ps.storeKey = prev.store, key
+		ps.store, ps.observed, ps.storeKey = prev.store, prev.observed, key
 		return nil
 	}
 	store, err := newReplayStore(rc, log)
 	if err != nil {
 		return err
 	}
+	// The policies use the store through its metrics; ps.store stays the
+	// store itself, for Close and anything that needs its type.
 	ps.store, ps.storeKey, ps.ownsStore = store, key, true
+	ps.observed = observeReplay(store, rc.Store, m)
 	return nil
 }
 

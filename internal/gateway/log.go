@@ -13,8 +13,8 @@ import (
 
 // Engines, the engine field of the request log line.
 const (
-	engineTemplate = "template" // a learned template matched (the fast path)
-	engineDOM      = "dom"      // the DOM engine processed the message
+	engineTemplate = metrics.EngineTemplate // a learned template matched (the fast path)
+	engineDOM      = metrics.EngineDOM      // the DOM engine processed the message
 )
 
 // engineOf is the engine that processed a secured message, from its
@@ -73,6 +73,17 @@ func (g *Gateway) logRequest(r *http.Request, e *exchange, elapsed time.Duration
 		// subject and the SHA-256 thumbprint that tells renewed
 		// certificates of one subject apart.
 		attrs = append(attrs, slog.String("signer", e.signer.Subject), slog.String("signer_sha256", e.signer.SHA256))
+	}
+	if e.username != "" {
+		// The verified UsernameToken's user: the partner of a route
+		// whose policy authenticates by password.
+		attrs = append(attrs, slog.String("username", e.username))
+	}
+	if e.truncated {
+		// The status went out with the headers, but the body was cut
+		// (outcome says why, bytes_out how much): the client got a
+		// broken connection, not a complete answer with that status.
+		attrs = append(attrs, slog.Bool("truncated", true))
 	}
 	if e.reason != nil {
 		var se *securityError

@@ -32,8 +32,9 @@ type policies struct {
 	compiled  map[string]*compiled
 	ocsp      map[string]*ocspRun // policies with trust.ocsp enabled
 	store     replay.Store
-	storeKey  string // replayKey of store
-	ownsStore bool   // false while borrowed from the previous gateway, or handed on
+	observed  replay.Store // store with its metrics (replay.go): what the policies use
+	storeKey  string       // replayKey of store
+	ownsStore bool         // false while borrowed from the previous gateway, or handed on
 }
 
 // compiled is one policy made ready: what it was built from, so that a
@@ -75,7 +76,7 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev 
 	if len(used) == 0 {
 		return ps, nil
 	}
-	if err := ps.openStore(cfg.Replay, log, prev); err != nil {
+	if err := ps.openStore(cfg.Replay, m, log, prev); err != nil {
 		return nil, err
 	}
 	reasons := []string{"unknown"}
@@ -94,7 +95,7 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev 
 			c = &compiled{policy: c.policy, templates: c.templates, cfg: c.cfg, tcfg: c.tcfg, stop: c.stop}
 		} else {
 			var err error
-			if c, err = compile(name, cfg, ps.store, ps.openOCSP(name, cfg, m, log, prev), m, log); err != nil {
+			if c, err = compile(name, cfg, ps.observed, ps.openOCSP(name, cfg, m, log, prev), m, log); err != nil {
 				ps.close()
 				return nil, err
 			}
@@ -106,6 +107,7 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev 
 		}
 		ps.metrics[name] = m.Policy(name, reasons)
 		ps.metrics[name].InitStripped(wss.UnsignedHeader, wss.UnsignedAttribute, wss.UnsignedComment)
+		ps.metrics[name].InitLegacy(legacyLabels()...)
 	}
 	return ps, nil
 }

@@ -254,7 +254,7 @@ func (rs *responder) proxyError(rt *route, w http.ResponseWriter, r *http.Reques
 	e, ok := w.(*exchange)
 	if !errors.As(err, &re) || !ok {
 		proxyError(w, r, err)
-		if ok && (e.outcome == metrics.BackendUnavailable || e.outcome == metrics.BackendTimeout) {
+		if ok && (e.outcome == metrics.BackendUnavailable || e.outcome == metrics.BackendTimeout || e.outcome == metrics.BackendStalled) {
 			rs.count(rt, metrics.ResponseBackendError)
 		}
 		return

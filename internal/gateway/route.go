@@ -60,12 +60,16 @@ func newRoute(rc config.Route, m *metrics.Metrics, pool *bufferPool, reserved re
 	if err != nil {
 		return nil, err
 	}
+	rm := m.Route(rc.Name)
+	if rc.Policy != config.PolicyNone {
+		rm.Secured() // engine series at zero
+	}
 	return &route{
 		name:         rc.Name,
 		prefix:       rc.Path,
 		maxBodyBytes: int64(rc.MaxBodyBytes),
 		readTimeout:  rc.Timeouts.Read,
 		proxy:        p,
-		metrics:      m.Route(rc.Name),
+		metrics:      rm,
 	}, nil
 }

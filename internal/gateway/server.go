@@ -67,7 +67,14 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Every data request's context derives from base, so that a drain
+	// that times out can tell its requests they were cut (drain.go).
+	base, cut := context.WithCancelCause(context.Background())
+	defer cut(nil)
 	data := s.dataServer()
+	data.BaseContext = func(net.Listener) context.Context { return base }
+	running := &handlers{next: data.Handler}
+	data.Handler = running
 	admin := &http.Server{
 		Handler:           s.adminHandler(s.config().Admin),
 		ReadHeaderTimeout: 5 * time.Second,
@@ -89,7 +96,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	case <-ctx.Done():
 	}
-	s.drain(data, admin)
+	s.drain(data, admin, running, cut)
 	return nil
 }
 
@@ -145,7 +152,7 @@ func serve(srv *http.Server, ln net.Listener) error {
 	return nil
 }
 
-func (s *Server) drain(data, admin *http.Server) {
+func (s *Server) drain(data, admin *http.Server, running *handlers, cut context.CancelCauseFunc) {
 	s.setReady(false)
 	sd := s.config().Shutdown
 	s.log.Info("draining", "delay", sd.Delay.String(), "timeout", sd.DrainTimeout.String())
@@ -153,8 +160,8 @@ func (s *Server) drain(data, admin *http.Server) {
 	ctx, cancel := context.WithTimeout(context.Background(), sd.DrainTimeout)
 	defer cancel()
 	if err := data.Shutdown(ctx); err != nil {
-		s.log.Warn("drain timed out; closing remaining connections", "error", err)
-		_ = data.Close()
+		s.log.Warn("drain timed out; cutting the remaining requests (outcome drain_cut)", "error", err)
+		cutRemaining(data, running, cut)
 	}
 	// The admin listener goes last so that /readyz reports the drain.
 	_ = admin.Close()

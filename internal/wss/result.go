@@ -74,8 +74,8 @@ type Result struct {
 	// ProcessTime is the engine's whole time; PolicyTime that of Check.
 	ProcessTime, PolicyTime time.Duration
 	// MatchTime is the template automaton's matching time, and Lookup its
-	// result (a metrics label: hit, no_template, rejected, disabled), empty
-	// when no automaton ran.
+	// result (a metrics label: hit, no_template, rejected, disabled,
+	// not_applicable), empty when no automaton ran.
 	MatchTime time.Duration
 	Lookup    string
 }
