@@ -511,3 +511,38 @@ func TestReloadKeepsOCSPCache(t *testing.T) {
 	assert.NotSame(t, second.ocsp["partner"].checker, third.ocsp["partner"].checker, "fail/ocsp changed: a new checker")
 	assert.True(t, second.ocsp["partner"].owned, "the replaced checker is stopped with its last gateway")
 }
+
+// TestReloadFailureHandsNothingOver: a reload that fails after borrowing
+// the replay store and a kept policy leaves both owned, and running, by
+// the serving gateway.
+func TestReloadFailureHandsNothingOver(t *testing.T) {
+	k := newSigningPKI(t)
+	backend := named(t, "ok")
+	cfg := func(broken bool) *config.Config {
+		c := config.Default()
+		p := config.DefaultPolicy()
+		p.Trust.CAFiles = []string{k.caFile}
+		c.Policies = map[string]config.Policy{"partner": p}
+		c.Routes = []config.Route{{Name: "orders", Path: "/orders", Backend: backend.URL, Policy: "partner"}}
+		if broken { // fails in build, after the policies were borrowed
+			c.Routes = append(c.Routes, config.Route{Name: "tls", Path: "/tls", Backend: "https://127.0.0.1:1",
+				BackendTLS: config.BackendTLS{CAFile: "/nonexistent/ca.pem"}})
+		}
+		c.ApplyDefaults()
+		return &c
+	}
+	s := newReloadable(t, cfg(false))
+	running := s.current().policies
+	require.Error(t, s.reload(cfg(true), nil))
+	assert.Same(t, running, s.current().policies)
+	assert.True(t, running.ownsStore)
+	assert.True(t, running.compiled["partner"].owned)
+	msg := signedRequest(t, k)
+	assert.Equal(t, http.StatusOK, post(t, s.url, msg).StatusCode)
+	assert.Equal(t, http.StatusInternalServerError, post(t, s.url, msg).StatusCode, "the store still records")
+
+	// And a later good reload still carries them.
+	require.NoError(t, s.reload(cfg(false), nil))
+	assert.Same(t, running.store, s.current().policies.store)
+	assert.False(t, running.ownsStore)
+}
