@@ -44,6 +44,8 @@ type Metrics struct {
 	// rate and concurrency limits (ratelimit.go)
 	rateLimits *prometheus.CounterVec
 	rateTables *rateLimitTables
+	// Reloads (reload.go)
+	reloads *reloads
 }
 
 // New builds a private registry with the gateway's metrics and the Go and
@@ -106,6 +108,8 @@ func New(build BuildInfo) *Metrics {
 	m.rateLimits = newRateLimitRejections()
 	m.rateTables = newRateLimitTables()
 	reg.MustRegister(m.rateLimits, m.rateTables)
+	m.reloads = newReloads()
+	reg.MustRegister(m.reloads.collectors()...)
 	reg.MustRegister(m.requests, m.duration, m.backend, m.received, m.sent, m.inFlight, m.readiness, info,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

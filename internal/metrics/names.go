@@ -202,3 +202,20 @@ const NoRoute = "_none"
 // see a 50 µs template fast path and coarse enough for slow backends
 // (DefBuckets start at 5 ms, far too coarse for the fast path).
 var LatencyBuckets = prometheus.ExponentialBucketsRange(25e-6, 13.1072, 20)
+
+// Live reload (issue 16): whole-configuration reloads (SIGHUP, the config
+// file watch) and the key material pollers of internal/reload.
+const (
+	// NameConfigReloads counts configuration reloads by result.
+	NameConfigReloads = Namespace + "_config_reloads_total"
+	// NameConfigLastReloadSuccessful is 1 when the last reload attempt
+	// (or the start-up load) succeeded, 0 while the running configuration
+	// is older than the file because the last attempt failed.
+	NameConfigLastReloadSuccessful = Namespace + "_config_last_reload_successful"
+	// NameConfigLastReloadSuccess is the Unix time of the last successful
+	// load (start-up or reload) of the running configuration.
+	NameConfigLastReloadSuccess = Namespace + "_config_last_reload_success_timestamp_seconds"
+	// NameKeyReloadFailures counts failed reloads of key material files
+	// (trust stores, decryption and signing keys, credentials), by kind.
+	NameKeyReloadFailures = Namespace + "_key_reload_failures_total"
+)
