@@ -47,6 +47,13 @@ const (
 	NameOCSPFetches        = Namespace + "_ocsp_fetches_total"
 	NameOCSPCertificates   = Namespace + "_ocsp_certificates"
 	NameOCSPOldestResponse = Namespace + "_ocsp_oldest_response_age_seconds"
+
+	// Replay store honesty (issue 16): each time the replay store was found
+	// to have lost its keys, by cause (ReplayResetStartup, ReplayResetLost),
+	// and 1 while the window after the latest loss is open, in which
+	// messages created before it are refused.
+	NameReplayStoreResets      = Namespace + "_replay_store_resets_total"
+	NameReplayStoreResetWindow = Namespace + "_replay_store_reset_window"
 )
 
 // Label names.
@@ -62,6 +69,7 @@ const (
 	LabelUse     = "use"
 	LabelSubject = "subject"
 	LabelStatus  = "status"
+	LabelCause   = "cause"
 )
 
 // Values of the result label of template lookups: a hit, or why the message
