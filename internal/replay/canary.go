@@ -41,8 +41,9 @@ import (
 
 const canaryName = "canary"
 
-// canary is a Redis store's view of its canary key. The fields other than
-// key and the embedded resets are written under mu only.
+// canary is a Redis store's view of its canary key. known is written
+// under mu only; mu is held across the canary's own round trips, which
+// may dial, so checkServer (run on a dial) uses smu and pending instead.
 type canary struct {
 	resets
 	key string
@@ -54,6 +55,8 @@ type canary struct {
 	// is established again, so that one loss is reported once even when
 	// several signs of it (run_id, missing canary) arrive.
 	pending atomic.Bool
+	// smu guards the fields below.
+	smu sync.Mutex
 	// runID is the server's INFO run_id at the last connection; "" before
 	// the first.
 	runID string
@@ -98,33 +101,32 @@ func (r *Redis) changed(ctx context.Context, val string, present bool) error {
 	case c.pending.Load():
 		// A Reset was recorded (a run_id change, or a missing canary
 		// whose rewrite failed): establish the canary, report nothing new.
-		if present {
-			c.setKnown(val)
-			return nil
-		}
 	case known == nil && present:
-		// First look: the store has kept this deployment's canary. Adopt
-		// the epoch's Reset, in case it is recent.
-		c.setKnown(val)
-		if rs, ok := parseCanary(val); ok {
-			c.adopt(rs)
-		}
-		return nil
+		// First look: the store has kept this deployment's canary.
 	case known == nil:
-		c.pending.Store(true)
-		c.record(Reset{At: time.Now(), Cause: CauseStartup,
-			Detail: "no canary key at start-up: the Redis store holds nothing this deployment is known to have written"})
+		if c.pending.CompareAndSwap(false, true) {
+			c.record(Reset{At: time.Now(), Cause: CauseStartup,
+				Detail: "no canary key at start-up: the Redis store holds nothing this deployment is known to have written"})
+		}
 	default:
-		c.pending.Store(true)
+		if !c.pending.CompareAndSwap(false, true) {
+			// checkServer reported this loss meanwhile.
+			break
+		}
 		detail := "canary key missing: Redis was flushed, restarted without persistence or failed over to a replica that missed writes"
 		if present {
 			detail = "canary key replaced: another gateway found the Redis store had lost its keys"
 		}
 		c.record(Reset{At: time.Now(), Live: true, Cause: CauseLost, Detail: detail})
-		if present {
-			c.setKnown(val)
-			return nil
+	}
+	if present {
+		// Adopt the epoch's Reset, in case it is later than what this
+		// replica knows (another replica's, when this one just started).
+		c.setKnown(val)
+		if rs, ok := parseCanary(val); ok {
+			c.adopt(rs)
 		}
+		return nil
 	}
 	return r.writeCanary(ctx)
 }
@@ -200,8 +202,8 @@ func (r *Redis) checkServer(ctx context.Context, cn *redis.Conn) error {
 		if errors.As(err, &re) {
 			// The server answered, refusing INFO: keep working on the
 			// canary alone, and say so once.
-			c.mu.Lock()
-			defer c.mu.Unlock()
+			c.smu.Lock()
+			defer c.smu.Unlock()
 			if !c.infoRefused {
 				c.infoRefused = true
 				r.warn("Redis refused INFO: a restart that keeps the canary key (persistence) cannot be detected", slog.String("error", err.Error()))
@@ -215,8 +217,8 @@ func (r *Redis) checkServer(ctx context.Context, cn *redis.Conn) error {
 	if mem, err := cn.Info(ctx, "memory").Result(); err == nil {
 		policy = infoField(mem, "maxmemory_policy")
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.smu.Lock()
+	defer c.smu.Unlock()
 	if policy != "" && policy != "noeviction" && !c.evictionWarned {
 		c.evictionWarned = true
 		r.warn("Redis maxmemory-policy evicts keys: a full Redis silently forgets replay keys; set maxmemory-policy noeviction so that it fails closed instead",
@@ -229,8 +231,7 @@ func (r *Redis) checkServer(ctx context.Context, cn *redis.Conn) error {
 	default:
 		old := c.runID
 		c.runID = id
-		if !c.pending.Load() {
-			c.pending.Store(true)
+		if c.pending.CompareAndSwap(false, true) {
 			c.record(Reset{At: time.Now(), Live: true, Cause: CauseLost,
 				Detail: fmt.Sprintf("Redis restarted or failed over (run_id %s, was %s): writes not yet persisted may be lost", id, old)})
 		}

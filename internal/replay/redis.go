@@ -172,7 +172,12 @@ func (r *Redis) Seen(ctx context.Context, key []byte, expires time.Time) (bool, 
 	pipe := r.c.Pipeline()
 	set := pipe.SetNX(ctx, string(k), "1", ttl)
 	get := pipe.Get(ctx, r.canary.key)
-	_, _ = pipe.Exec(ctx)
+	// Exec's error is the first command's that failed, or one that failed
+	// them all (a connection that could not be set up, which leaves the
+	// commands' own errors unset); the canary's redis.Nil is no failure.
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return true, r.unavailable("SET NX", err)
+	}
 	if err := set.Err(); err != nil {
 		return true, r.unavailable("SET NX", err)
 	}

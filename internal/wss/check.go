@@ -199,7 +199,7 @@ func ResetWindow(c config.Policy) time.Duration {
 // replay-store keys may be gone, so "not seen" proves nothing (issue 16).
 // A message is dated by its Timestamp's Created (signatures) and its
 // UsernameToken's Created (the nonce): it passes only if those are after
-// the loss. When the loss happened under running gateways (live), a
+// the loss (at start-up: not before its second). When the loss happened under running gateways (live), a
 // message accepted just before it may carry a Created up to FutureSkew
 // later (CheckTimestamp allows that much), so the cut-off moves by
 // FutureSkew. A message with nothing to date it is refused within the
@@ -212,7 +212,11 @@ func (p *Policy) checkReset(r *Result, now time.Time) error {
 	if at.IsZero() || !now.Before(at.Add(ResetWindow(p.Config))) {
 		return nil
 	}
-	cutoff := at
+	// Created is often written to the second: a message created in the
+	// second the store started empty is not refused for its truncation
+	// (the process that could have accepted it before had stopped before
+	// this one started). A live loss gets no such allowance.
+	cutoff := at.Truncate(time.Second).Add(-time.Nanosecond)
 	if live {
 		cutoff = at.Add(p.Config.Timestamp.FutureSkew)
 	}
