@@ -109,6 +109,18 @@ func (r *Redis) changed(ctx context.Context, val string, present bool) error {
 				Detail: "no canary key at start-up: the Redis store holds nothing this deployment is known to have written"})
 		}
 	default:
+		// This value may have been read before another call of this
+		// replica wrote the canary (the first look, or after a loss it
+		// already reported): read it again before calling it a loss. One
+		// more round trip, on this rare path only.
+		cur, err := r.c.Get(ctx, c.key).Result()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return r.unavailable("GET canary", err)
+		}
+		if err == nil && cur == *known {
+			return nil
+		}
+		val, present = cur, err == nil
 		if !c.pending.CompareAndSwap(false, true) {
 			// checkServer reported this loss meanwhile.
 			break
