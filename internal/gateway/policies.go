@@ -160,7 +160,7 @@ func newReplayStore(rc config.Replay, window time.Duration, m *metrics.Metrics, 
 	o := replay.RedisOptions{
 		Addr: rc.Redis.Addr, Username: rc.Redis.Username, DB: rc.Redis.DB,
 		KeyPrefix: rc.Redis.KeyPrefix, OpTimeout: rc.Redis.Timeout,
-		Logger: log, OnReset: onReset,
+		Logger: log, OnReset: onReset, Durable: rc.Redis.Durable,
 	}
 	if f := rc.Redis.PasswordFile; f != "" {
 		pw, err := os.ReadFile(f)

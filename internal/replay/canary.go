@@ -29,8 +29,12 @@ import (
 //     value, which the others then see as changed and detect too).
 //   - A persistent Redis that restarted still has its canary but may have
 //     lost its last writes (appendfsync everysec, or the writes since the
-//     last RDB snapshot). Each new connection reads INFO server: a changed
-//     run_id is a restart, and a restart is a Reset too.
+//     last RDB snapshot), and a replica promoted by a failover may miss
+//     the last writes it was sent. Each new connection reads INFO server:
+//     a changed run_id is a restart or another server, and counts as a
+//     Reset too, unless the operator declared Redis durable
+//     (RedisOptions.Durable): the client cannot see whether the old
+//     server had fsynced every write.
 //   - The canary value carries its epoch's Reset (time and kind), so a
 //     replica that starts during another's post-reset window adopts it.
 //
@@ -67,6 +71,8 @@ type canary struct {
 	// evictionWarned is set once a non-noeviction maxmemory-policy was
 	// logged.
 	evictionWarned bool
+	// durable: a changed run_id is no loss (RedisOptions.Durable).
+	durable bool
 }
 
 // observe checks the canary value a GET returned against the one this
@@ -239,6 +245,10 @@ func (r *Redis) checkServer(ctx context.Context, cn *redis.Conn) error {
 	switch {
 	case id == "" || id == c.runID:
 	case c.runID == "":
+		c.runID = id
+	case c.durable:
+		// Declared durable: the restarted server has every write it
+		// acknowledged; an empty one still shows by its canary.
 		c.runID = id
 	default:
 		old := c.runID

@@ -65,6 +65,10 @@ type RedisOptions struct {
 	// round trip, so the interval does not bound how long replays could
 	// pass.
 	CheckInterval time.Duration
+	// Durable is the operator's word that the server loses no
+	// acknowledged write across a restart or failover: a changed run_id
+	// is then no Reset. A missing canary still is.
+	Durable bool
 }
 
 // Redis is a Store shared by every replica that uses the same server and
@@ -106,6 +110,7 @@ func NewRedis(o RedisOptions) (*Redis, error) {
 	r := &Redis{prefix: o.KeyPrefix, opTimeout: o.OpTimeout, log: o.Logger, done: make(chan struct{})}
 	r.canary.key = o.KeyPrefix + canaryName
 	r.canary.onReset = o.OnReset
+	r.canary.durable = o.Durable
 	r.c = redis.NewClient(&redis.Options{
 		Addr:        o.Addr,
 		Username:    o.Username,

@@ -187,6 +187,10 @@ func TestRedisRestartWithPersistence(t *testing.T) {
 	a, log := redisWithResets(t, srv.Addr())
 	require.False(t, seen(t, a, "m1"))
 	require.Equal(t, []string{CauseStartup}, log.causes())
+	// The same server, declared durable by the operator.
+	var dLog resetLog
+	d := newRedis(t, RedisOptions{Addr: srv.Addr(), OnReset: dLog.add, CheckInterval: time.Hour, OpTimeout: 2 * time.Second, Durable: true})
+	require.True(t, seen(t, d, "m1"))
 
 	before := time.Now()
 	srv.Restart()
@@ -202,6 +206,19 @@ func TestRedisRestartWithPersistence(t *testing.T) {
 	at, live := a.LastReset()
 	assert.True(t, live)
 	assert.True(t, at.After(before))
+
+	t.Run("ok/durable-restart-is-no-loss", func(t *testing.T) {
+		require.Eventually(t, func() bool {
+			_, err := d.Seen(context.Background(), key("m2"), time.Now().Add(time.Minute))
+			return err == nil
+		}, 5*time.Second, 10*time.Millisecond)
+		assert.Equal(t, []string{}, dLog.causes())
+	})
+	t.Run("fail/durable-flush-is-a-loss", func(t *testing.T) {
+		require.NoError(t, rawClient(t, srv.Addr()).FlushAll(context.Background()).Err())
+		assert.False(t, seen(t, d, "m1"))
+		assert.Equal(t, []string{CauseLost}, dLog.causes())
+	})
 }
 
 func TestCanaryValue(t *testing.T) {
