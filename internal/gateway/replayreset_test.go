@@ -117,5 +117,5 @@ func TestMemoryStoreStartupWindow(t *testing.T) {
 
 // TestReplayResetCauses: the metric's cause values are the store's.
 func TestReplayResetCauses(t *testing.T) {
-	assert.Equal(t, replay.ResetCauses(), metrics.ReplayResetCauses())
+	assert.Equal(t, []string{replay.CauseStartup, replay.CauseLost}, metrics.ReplayResetCauses())
 }

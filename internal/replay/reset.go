@@ -41,9 +41,6 @@ const (
 	CauseLost = "lost"
 )
 
-// ResetCauses lists every Reset.Cause, for pre-initialized metric series.
-func ResetCauses() []string { return []string{CauseStartup, CauseLost} }
-
 // resets holds a store's latest Reset and tells an observer about each
 // new one. The latest is the only one that matters: its At is the latest,
 // so refusing what was created before it covers every earlier loss.
