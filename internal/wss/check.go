@@ -222,15 +222,15 @@ func (p *Policy) checkReset(r *Result, now time.Time) error {
 	}
 	if len(r.Signatures) > 0 {
 		if r.Timestamp == nil {
-			return Failf(ReasonReplayStoreReset, "no Timestamp within the window after the replay store lost its keys at %s", at.UTC().Format(time.RFC3339Nano))
+			return Failf(ReasonStoreReset, "no Timestamp within the window after the replay store lost its keys at %s", at.UTC().Format(time.RFC3339Nano))
 		}
 		if !r.Timestamp.Created.After(cutoff) {
-			return Failf(ReasonReplayStoreReset, "Created %s is not after %s: the replay store lost its keys at %s",
+			return Failf(ReasonStoreReset, "Created %s is not after %s: the replay store lost its keys at %s",
 				r.Timestamp.Created.UTC().Format(time.RFC3339Nano), cutoff.UTC().Format(time.RFC3339Nano), at.UTC().Format(time.RFC3339Nano))
 		}
 	}
 	if u := r.Username; u != nil && u.Nonce != nil && !u.Created.After(cutoff) {
-		return Failf(ReasonReplayStoreReset, "UsernameToken Created %s is not after %s: the replay store lost its keys at %s",
+		return Failf(ReasonStoreReset, "UsernameToken Created %s is not after %s: the replay store lost its keys at %s",
 			u.Created.UTC().Format(time.RFC3339Nano), cutoff.UTC().Format(time.RFC3339Nano), at.UTC().Format(time.RFC3339Nano))
 	}
 	return nil

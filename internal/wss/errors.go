@@ -9,46 +9,46 @@ type Reason uint8
 
 // Reasons. Their numeric values are not stable; use String.
 const (
-	ReasonMalformed        Reason = iota + 1 // not a well-formed SOAP envelope for the gate or the engine
-	ReasonStructure                          // SOAP or Security header layout not allowed
-	ReasonMissing                            // a required Security element is absent
-	ReasonAlgorithm                          // an algorithm outside the policy's allow-list
-	ReasonToken                              // a security token or reference that cannot be used
-	ReasonUntrusted                          // the signing certificate is not trusted
-	ReasonSignature                          // SignatureValue does not verify
-	ReasonDigest                             // a Reference's digest does not match
-	ReasonReference                          // a Reference that does not resolve to one element
-	ReasonDecrypt                            // decryption failed (uniform: no oracle)
-	ReasonTimestamp                          // Timestamp malformed, expired or in the future
-	ReasonAuthentication                     // UsernameToken credentials wrong
-	ReasonPolicy                             // verified facts do not meet the policy
-	ReasonReplay                             // a message or nonce seen before
-	ReasonReplayStore                        // the replay store is unavailable (fail closed)
-	ReasonShadow                             // the template path and the DOM engine disagreed (shadow check)
-	ReasonUnsigned                           // a header block or Envelope/Header attribute no trusted signature covers (unsignedHeaders: reject)
-	ReasonReplayStoreReset                   // created before the replay store lost its keys, within the window after (issue 16)
+	ReasonMalformed      Reason = iota + 1 // not a well-formed SOAP envelope for the gate or the engine
+	ReasonStructure                        // SOAP or Security header layout not allowed
+	ReasonMissing                          // a required Security element is absent
+	ReasonAlgorithm                        // an algorithm outside the policy's allow-list
+	ReasonToken                            // a security token or reference that cannot be used
+	ReasonUntrusted                        // the signing certificate is not trusted
+	ReasonSignature                        // SignatureValue does not verify
+	ReasonDigest                           // a Reference's digest does not match
+	ReasonReference                        // a Reference that does not resolve to one element
+	ReasonDecrypt                          // decryption failed (uniform: no oracle)
+	ReasonTimestamp                        // Timestamp malformed, expired or in the future
+	ReasonAuthentication                   // UsernameToken credentials wrong
+	ReasonPolicy                           // verified facts do not meet the policy
+	ReasonReplay                           // a message or nonce seen before
+	ReasonReplayStore                      // the replay store is unavailable (fail closed)
+	ReasonShadow                           // the template path and the DOM engine disagreed (shadow check)
+	ReasonUnsigned                         // a header block or Envelope/Header attribute no trusted signature covers (unsignedHeaders: reject)
+	ReasonStoreReset                       // created before the replay store lost its keys, within the window after (issue 16)
 	numReasons
 )
 
 var reasonNames = [numReasons]string{
-	ReasonMalformed:        "malformed",
-	ReasonStructure:        "structure",
-	ReasonMissing:          "missing",
-	ReasonAlgorithm:        "algorithm",
-	ReasonToken:            "token",
-	ReasonUntrusted:        "untrusted",
-	ReasonSignature:        "signature",
-	ReasonDigest:           "digest",
-	ReasonReference:        "reference",
-	ReasonDecrypt:          "decrypt",
-	ReasonTimestamp:        "timestamp",
-	ReasonAuthentication:   "authentication",
-	ReasonPolicy:           "policy",
-	ReasonReplay:           "replay",
-	ReasonReplayStore:      "replay_store",
-	ReasonShadow:           "shadow",
-	ReasonUnsigned:         "unsigned",
-	ReasonReplayStoreReset: "replay_store_reset",
+	ReasonMalformed:      "malformed",
+	ReasonStructure:      "structure",
+	ReasonMissing:        "missing",
+	ReasonAlgorithm:      "algorithm",
+	ReasonToken:          "token",
+	ReasonUntrusted:      "untrusted",
+	ReasonSignature:      "signature",
+	ReasonDigest:         "digest",
+	ReasonReference:      "reference",
+	ReasonDecrypt:        "decrypt",
+	ReasonTimestamp:      "timestamp",
+	ReasonAuthentication: "authentication",
+	ReasonPolicy:         "policy",
+	ReasonReplay:         "replay",
+	ReasonReplayStore:    "replay_store",
+	ReasonShadow:         "shadow",
+	ReasonUnsigned:       "unsigned",
+	ReasonStoreReset:     "replay_store_reset",
 }
 
 // String is the metric label of r.
@@ -80,7 +80,7 @@ func (r Reason) FaultCode() string {
 		return "FailedAuthentication"
 	case ReasonSignature, ReasonDigest, ReasonDecrypt, ReasonReference:
 		return "FailedCheck"
-	case ReasonTimestamp, ReasonReplay, ReasonReplayStoreReset:
+	case ReasonTimestamp, ReasonReplay, ReasonStoreReset:
 		return "MessageExpired"
 	}
 	return "InvalidSecurity"

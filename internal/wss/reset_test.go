@@ -59,13 +59,13 @@ func TestCheckReset(t *testing.T) {
 		{"ok/live-created-after-skew", at, true, at.Add(2 * skew), withTS(at.Add(skew + time.Millisecond)), 0},
 		{"ok/no-signature-no-nonce", at, true, at.Add(time.Second), &Result{Body: 100, Token: -1}, 0},
 		{"ok/nonce-created-after", at, false, at.Add(time.Second), withUT(at.Add(time.Millisecond)), 0},
-		{"fail/startup-created-before", at, false, at.Add(time.Second), withTS(at.Add(-time.Second)), ReasonReplayStoreReset},
-		{"fail/live-created-before", at, true, at.Add(time.Second), withTS(at.Add(-time.Millisecond)), ReasonReplayStoreReset},
-		{"fail/live-created-within-skew-after", at, true, at.Add(2 * skew), withTS(at.Add(skew)), ReasonReplayStoreReset},
-		{"fail/last-instant-of-window", at, true, at.Add(window - time.Nanosecond), withTS(at.Add(-time.Millisecond)), ReasonReplayStoreReset},
-		{"fail/signed-without-timestamp", at, false, at.Add(time.Second), func() *Result { r := signed(); r.Timestamp = nil; return r }(), ReasonReplayStoreReset},
-		{"fail/nonce-created-before", at, false, at.Add(time.Second), withUT(at.Add(-time.Second)), ReasonReplayStoreReset},
-		{"fail/nonce-without-created", at, false, at.Add(time.Second), withUT(time.Time{}), ReasonReplayStoreReset},
+		{"fail/startup-created-before", at, false, at.Add(time.Second), withTS(at.Add(-time.Second)), ReasonStoreReset},
+		{"fail/live-created-before", at, true, at.Add(time.Second), withTS(at.Add(-time.Millisecond)), ReasonStoreReset},
+		{"fail/live-created-within-skew-after", at, true, at.Add(2 * skew), withTS(at.Add(skew)), ReasonStoreReset},
+		{"fail/last-instant-of-window", at, true, at.Add(window - time.Nanosecond), withTS(at.Add(-time.Millisecond)), ReasonStoreReset},
+		{"fail/signed-without-timestamp", at, false, at.Add(time.Second), func() *Result { r := signed(); r.Timestamp = nil; return r }(), ReasonStoreReset},
+		{"fail/nonce-created-before", at, false, at.Add(time.Second), withUT(at.Add(-time.Second)), ReasonStoreReset},
+		{"fail/nonce-without-created", at, false, at.Add(time.Second), withUT(time.Time{}), ReasonStoreReset},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
