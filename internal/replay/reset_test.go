@@ -2,6 +2,8 @@ package replay
 
 import (
 	"context"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -245,4 +247,23 @@ func TestCanaryValue(t *testing.T) {
 			assert.False(t, ok)
 		})
 	}
+}
+
+// TestRedisInfoRefused: a Redis user without INFO (an ACL, a managed
+// service) still gets a working store, on the canary alone, and the
+// missing check is logged once.
+func TestRedisInfoRefused(t *testing.T) {
+	srv := replaytest.StartServer(t)
+	raw := rawClient(t, srv.Addr())
+	require.NoError(t, raw.Do(context.Background(), "ACL", "SETUSER", "gw", "on", ">pw", "~*", "+@all", "-info").Err())
+	var buf syncBuffer
+	var log resetLog
+	r := newRedis(t, RedisOptions{Addr: srv.Addr(), Username: "gw", Password: "pw", OnReset: log.add, CheckInterval: time.Hour,
+		Logger: slog.New(slog.NewJSONHandler(&buf, nil))})
+	require.False(t, seen(t, r, "m1"))
+	require.True(t, seen(t, r, "m1"))
+	require.NoError(t, raw.FlushAll(context.Background()).Err())
+	require.False(t, seen(t, r, "m1"))
+	assert.Equal(t, []string{CauseStartup, CauseLost}, log.causes(), "the canary still works")
+	assert.Equal(t, 1, strings.Count(buf.String(), "Redis refused INFO"), "logged once:\n%s", buf.String())
 }
