@@ -215,6 +215,12 @@ type Redis struct {
 	Timeout      time.Duration `mapstructure:"timeout"`
 	TLS          bool          `mapstructure:"tls"`
 	CAFile       string        `mapstructure:"caFile"`
+	// Durable declares that Redis loses no acknowledged write across a
+	// restart or a failover (appendfsync always, no asynchronous failover).
+	// Otherwise every restart (a new INFO run_id) counts as a loss of the
+	// latest keys and opens the post-reset window (issue 16); a missing
+	// canary key does in any case.
+	Durable bool `mapstructure:"durable"`
 }
 
 // XMLLimits bound what one message may claim of the strict XML gate

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"reflect"
+	"time"
 
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/metrics"
@@ -71,16 +72,22 @@ func commit(prev, next *Gateway) {
 
 // openStore borrows prev's replay store when its configuration is the
 // same, or opens a new one.
-func (ps *policies) openStore(rc config.Replay, m *metrics.Metrics, log *slog.Logger, prev *policies) error {
+//
+// window is the reset window of the policies now configured (resetWindow):
+// the gauge of a kept store follows it, while the store's own log lines
+// keep the window it was opened with.
+func (ps *policies) openStore(rc config.Replay, window time.Duration, m *metrics.Metrics, log *slog.Logger, prev *policies) error {
 	key := replayKey(rc)
 	if prev != nil && prev.store != nil && prev.storeKey == key {
 		ps.store, ps.observed, ps.storeKey = prev.store, prev.observed, key
+		watchReset(ps.store, window, m)
 		return nil
 	}
-	store, err := newReplayStore(rc, log)
+	store, err := newReplayStore(rc, window, m, log)
 	if err != nil {
 		return err
 	}
+	watchReset(store, window, m)
 	// The policies use the store through its metrics; ps.store stays the
 	// store itself, for Close and anything that needs its type.
 	ps.store, ps.storeKey, ps.ownsStore = store, key, true
@@ -127,4 +134,15 @@ func (ps *policies) fresh() map[*template.Store]bool {
 		}
 	}
 	return out
+}
+
+// watchReset makes store's post-reset window the source of
+// wssgw_replay_store_reset_window.
+func watchReset(store replay.Store, window time.Duration, m *metrics.Metrics) {
+	if rs, ok := store.(resetter); ok {
+		m.WatchReplayStore(func() bool {
+			at, _ := rs.LastReset()
+			return !at.IsZero() && time.Now().Before(at.Add(window))
+		})
+	}
 }

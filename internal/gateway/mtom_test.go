@@ -97,24 +97,30 @@ func TestMTOMSpoolRemovedOnEveryPath(t *testing.T) {
 	t.Cleanup(up.Close)
 	down := httptest.NewServer(http.NotFoundHandler())
 	down.Close() // nothing listens: the proxy fails to connect
-	tampered := signedMTOM(t, leaf, data)
-	tampered[len(tampered)-len(mtomTestBoundary)-20] ^= 1 // inside the attachment
+	signed := func() []byte { return signedMTOM(t, leaf, data) }
+	tampered := func() []byte {
+		b := signedMTOM(t, leaf, data)
+		b[len(b)-len(mtomTestBoundary)-20] ^= 1 // inside the attachment
+		return b
+	}
 	tests := []struct {
 		name    string
 		backend string
-		body    []byte
-		status  int
+		// body is signed once the gateway runs: its memory replay store
+		// refuses messages created before it started (issue 16).
+		body   func() []byte
+		status int
 	}{
-		{"ok/accepted", up.URL, signedMTOM(t, leaf, data), http.StatusOK},
+		{"ok/accepted", up.URL, signed, http.StatusOK},
 		{"fail/tampered attachment", up.URL, tampered, http.StatusInternalServerError},
-		{"fail/backend down", down.URL, signedMTOM(t, leaf, data), http.StatusBadGateway},
+		{"fail/backend down", down.URL, signed, http.StatusBadGateway},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got = nil
 			spool := t.TempDir()
 			f := newMTOMFront(t, tt.backend, caFile, spool)
-			resp, err := http.Post(f.URL+"/orders", mtomTestType, bytes.NewReader(tt.body))
+			resp, err := http.Post(f.URL+"/orders", mtomTestType, bytes.NewReader(tt.body()))
 			require.NoError(t, err)
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()

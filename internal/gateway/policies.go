@@ -9,6 +9,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/metrics"
@@ -76,7 +77,7 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev 
 	if len(used) == 0 {
 		return ps, nil
 	}
-	if err := ps.openStore(cfg.Replay, m, log, prev); err != nil {
+	if err := ps.openStore(cfg.Replay, resetWindow(cfg, used), m, log, prev); err != nil {
 		return nil, err
 	}
 	reasons := []string{"unknown"}
@@ -220,17 +221,48 @@ func (ps *policies) close() {
 	}
 }
 
+// resetWindow is the longest window after a replay store reset in which
+// one of the used policies refuses messages created before it
+// (wss.ResetWindow); the window gauge and the log line use it.
+func resetWindow(cfg *config.Config, used map[string]bool) time.Duration {
+	var w time.Duration
+	for name := range used {
+		if p := cfg.Policies[name]; p.Replay != "off" {
+			w = max(w, wss.ResetWindow(p))
+		}
+	}
+	return w
+}
+
+// onReplayReset logs and counts a replay store reset (issue 16): an ERROR
+// when the store lost its keys under the running gateway, an INFO line
+// when it began empty with this process, which is every start-up of the
+// memory store.
+func onReplayReset(window time.Duration, m *metrics.Metrics, log *slog.Logger) func(replay.Reset) {
+	return func(r replay.Reset) {
+		m.ReplayStoreReset(r.Cause)
+		level, msg := slog.LevelError, "replay store lost its keys: messages created before the loss are refused until the window ends (reason replay_store_reset)"
+		if r.Cause == replay.CauseStartup {
+			level, msg = slog.LevelInfo, "replay store starts empty: messages created before start-up are refused until the window ends (reason replay_store_reset)"
+		}
+		log.LogAttrs(context.Background(), level, msg,
+			slog.String("component", "replay"), slog.String("cause", r.Cause), slog.String("detail", r.Detail),
+			slog.Time("at", r.At), slog.Time("window_end", r.At.Add(window)))
+	}
+}
+
 // newReplayStore opens the configured replay store. Redis is not dialed
 // here: an unreachable Redis rejects secured requests (fail closed) but
 // does not keep the gateway from starting and serving other routes.
-func newReplayStore(rc config.Replay, log *slog.Logger) (replay.Store, error) {
+func newReplayStore(rc config.Replay, window time.Duration, m *metrics.Metrics, log *slog.Logger) (replay.Store, error) {
+	onReset := onReplayReset(window, m, log)
 	if rc.Store != "redis" {
-		return replay.NewMemory(replay.MemoryOptions{MaxEntries: rc.MaxEntries}), nil
+		return replay.NewMemory(replay.MemoryOptions{MaxEntries: rc.MaxEntries, StartupReset: true, OnReset: onReset}), nil
 	}
 	o := replay.RedisOptions{
 		Addr: rc.Redis.Addr, Username: rc.Redis.Username, DB: rc.Redis.DB,
 		KeyPrefix: rc.Redis.KeyPrefix, OpTimeout: rc.Redis.Timeout,
-		Logger: log,
+		Logger: log, OnReset: onReset, Durable: rc.Redis.Durable,
 	}
 	if f := rc.Redis.PasswordFile; f != "" {
 		pw, err := os.ReadFile(f)

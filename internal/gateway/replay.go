@@ -43,3 +43,19 @@ func (s observedStore) Seen(ctx context.Context, key []byte, expires time.Time) 
 	s.metrics.Seen(time.Since(start), replayed, err)
 	return replayed, err
 }
+
+// resetter is a store that can lose what it recorded (replay.Memory at
+// start-up, replay.Redis on a restart or flush).
+type resetter interface {
+	LastReset() (at time.Time, live bool)
+}
+
+// LastReset passes the store's on: wss.Policy looks for it on the store it
+// is given, which is this wrapper, to refuse messages created before a
+// loss (issue 16). A store that cannot lose anything never reset.
+func (s observedStore) LastReset() (time.Time, bool) {
+	if r, ok := s.Store.(resetter); ok {
+		return r.LastReset()
+	}
+	return time.Time{}, false
+}

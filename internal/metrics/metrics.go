@@ -46,6 +46,8 @@ type Metrics struct {
 	rateTables *rateLimitTables
 	// Reloads (reload.go)
 	reloads *reloads
+	// replay store resets (replayreset.go)
+	replayResets *replayResets
 }
 
 // New builds a private registry with the gateway's metrics and the Go and
@@ -110,6 +112,8 @@ func New(build BuildInfo) *Metrics {
 	reg.MustRegister(m.rateLimits, m.rateTables)
 	m.reloads = newReloads()
 	reg.MustRegister(m.reloads.collectors()...)
+	m.replayResets = newReplayResets()
+	reg.MustRegister(m.replayResets.collectors()...)
 	reg.MustRegister(m.requests, m.duration, m.backend, m.received, m.sent, m.inFlight, m.readiness, info,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

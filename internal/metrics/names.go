@@ -75,6 +75,12 @@ const (
 	// maxTracked below the real number of clients.
 	NameRateLimitTracked   = Namespace + "_ratelimit_tracked_identities"
 	NameRateLimitForgotten = Namespace + "_ratelimit_forgotten_identities_total"
+	// Replay store honesty (issue 16): each time the replay store was found
+	// to have lost its keys, by cause (ReplayResetStartup, ReplayResetLost),
+	// and 1 while the window after the latest loss is open, in which
+	// messages created before it are refused.
+	NameReplayStoreResets      = Namespace + "_replay_store_resets_total"
+	NameReplayStoreResetWindow = Namespace + "_replay_store_reset_window"
 )
 
 // Label names.
@@ -94,6 +100,7 @@ const (
 	LabelStore   = "store"
 	LabelSigner  = "signer"
 	LabelScope   = "scope"
+	LabelCause   = "cause"
 )
 
 // Values of the scope label of rate-limit rejections: what the limit that

@@ -20,6 +20,11 @@
 //     returns an error wrapping ErrUnavailable, and the caller rejects the
 //     message. On every error Seen also returns replayed == true, so that a
 //     caller which forgets to look at the error still rejects.
+//   - A store that lost what it recorded says so (Reset, LastReset; issue
+//     16): a Redis that restarted, was flushed or failed over (canary.go),
+//     a memory store that started with its process. The caller then
+//     refuses, for its timestamp window, messages that could have been
+//     accepted before the loss, since their replays would now pass.
 //
 // Memory is the default, for a single replica. Redis shares the cache across
 // replicas; it uses github.com/redis/go-redis/v9, the client maintained by

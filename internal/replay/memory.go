@@ -35,6 +35,15 @@ type MemoryOptions struct {
 	MaxEntries int
 	// Clock returns the current time; nil means time.Now. Tests set it.
 	Clock func() time.Time
+	// StartupReset makes the store report its creation as a Reset
+	// (CauseStartup, LastReset): a gateway process that restarts has
+	// forgotten what its predecessor accepted, so for the timestamp window
+	// after start-up messages created before it are refused (issue 16).
+	// The gateway sets it; a store used on its own, as in tests, lost
+	// nothing when it was created.
+	StartupReset bool
+	// OnReset, when set, is called with that Reset.
+	OnReset func(Reset)
 }
 
 // Memory is a Store held in this process. It suits a single replica: two
@@ -51,7 +60,8 @@ type Memory struct {
 	count   atomic.Int64 // entries across all shards, expired ones included
 	closed  atomic.Bool
 	errFull error
-	shards  [shards]shard
+	resets
+	shards [shards]shard
 }
 
 type shard struct {
@@ -84,6 +94,10 @@ func NewMemory(o MemoryOptions) *Memory {
 	}
 	for i := range m.shards {
 		m.shards[i] = shard{m: make(map[string]int64), minExp: math.MaxInt64, sweepLen: minSweepLen}
+	}
+	m.onReset = o.OnReset
+	if o.StartupReset {
+		m.record(Reset{At: o.Clock(), Cause: CauseStartup, Detail: "the memory store starts empty"})
 	}
 	return m
 }

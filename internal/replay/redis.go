@@ -19,6 +19,9 @@ const (
 	DefaultKeyPrefix   = "wssgw:replay:"
 	DefaultOpTimeout   = 200 * time.Millisecond
 	DefaultDialTimeout = time.Second
+	// DefaultCheckInterval is how often a Redis store looks at its canary
+	// key on its own (RedisOptions.CheckInterval).
+	DefaultCheckInterval = 5 * time.Second
 )
 
 // maxTTL bounds a key's lifetime: a hundred years is "until the message
@@ -53,15 +56,34 @@ type RedisOptions struct {
 	// that a JSON log stays JSON. go-redis has one process-wide logger: the
 	// last NewRedis with a Logger sets it.
 	Logger *slog.Logger
+	// OnReset, when set, is called once for each Reset the store detects
+	// (canary.go): the caller logs it and counts it.
+	OnReset func(Reset)
+	// CheckInterval is how often the store checks its canary key without
+	// traffic, so that a loss is reported while the gateway is idle; 0
+	// means DefaultCheckInterval. Every Seen checks it too, in the same
+	// round trip, so the interval does not bound how long replays could
+	// pass.
+	CheckInterval time.Duration
+	// Durable is the operator's word that the server loses no
+	// acknowledged write across a restart or failover: a changed run_id
+	// is then no Reset. A missing canary still is.
+	Durable bool
 }
 
 // Redis is a Store shared by every replica that uses the same server and
 // KeyPrefix. Each Seen is one SET key 1 NX PX ttl, which Redis executes
-// atomically, so one replica wins and the others see a replay.
+// atomically, so one replica wins and the others see a replay. The same
+// round trip reads the canary key that tells whether the server still
+// holds what it was told (canary.go).
 type Redis struct {
 	c         *redis.Client
 	prefix    string
 	opTimeout time.Duration
+	canary    canary
+	log       *slog.Logger
+	stop      context.CancelFunc
+	done      chan struct{}
 }
 
 // NewRedis returns a Redis store. It does not connect: call Ping at startup
@@ -79,10 +101,17 @@ func NewRedis(o RedisOptions) (*Redis, error) {
 	if o.DialTimeout <= 0 {
 		o.DialTimeout = DefaultDialTimeout
 	}
+	if o.CheckInterval <= 0 {
+		o.CheckInterval = DefaultCheckInterval
+	}
 	if o.Logger != nil {
 		redis.SetLogger(redisLogger{o.Logger})
 	}
-	c := redis.NewClient(&redis.Options{
+	r := &Redis{prefix: o.KeyPrefix, opTimeout: o.OpTimeout, log: o.Logger, done: make(chan struct{})}
+	r.canary.key = o.KeyPrefix + canaryName
+	r.canary.onReset = o.OnReset
+	r.canary.durable = o.Durable
+	r.c = redis.NewClient(&redis.Options{
 		Addr:        o.Addr,
 		Username:    o.Username,
 		Password:    o.Password,
@@ -107,8 +136,16 @@ func NewRedis(o RedisOptions) (*Redis, error) {
 		// older or managed servers reject them.
 		DisableIdentity:          true,
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
+		// A restart or a failover always breaks the connections, so a new
+		// one is where a changed server shows (its run_id): a restarted
+		// Redis that reloaded its data from disk still has the canary but
+		// may have lost its last writes (appendfsync everysec, RDB).
+		OnConnect: r.checkServer,
 	})
-	return &Redis{c: c, prefix: o.KeyPrefix, opTimeout: o.OpTimeout}, nil
+	ctx, cancel := context.WithCancel(context.Background())
+	r.stop = cancel
+	go r.watch(ctx, o.CheckInterval)
+	return r, nil
 }
 
 // Seen implements Store.
@@ -133,11 +170,26 @@ func (r *Redis) Seen(ctx context.Context, key []byte, expires time.Time) (bool, 
 
 	ctx, cancel := context.WithTimeout(ctx, r.opTimeout)
 	defer cancel()
-	set, err := r.c.SetNX(ctx, string(k), "1", ttl).Result()
-	if err != nil {
+	// SET first, then GET the canary, in one round trip: if the data is
+	// lost between the two, the GET sees it and the caller refuses this
+	// message as created before the loss; the other order would let a SET
+	// land in an emptied store unnoticed.
+	pipe := r.c.Pipeline()
+	set := pipe.SetNX(ctx, string(k), "1", ttl)
+	get := pipe.Get(ctx, r.canary.key)
+	// Exec's error is the first command's that failed, or one that failed
+	// them all (a connection that could not be set up, which leaves the
+	// commands' own errors unset); the canary's redis.Nil is no failure.
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return true, r.unavailable("SET NX", err)
 	}
-	return !set, nil
+	if err := set.Err(); err != nil {
+		return true, r.unavailable("SET NX", err)
+	}
+	if err := r.observe(ctx, get); err != nil {
+		return true, err
+	}
+	return !set.Val(), nil
 }
 
 // Ping checks that the server answers and accepts the credentials.
@@ -150,8 +202,11 @@ func (r *Redis) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the connections. Seen fails closed afterwards.
+// Close stops the canary checks and closes the connections. Seen fails
+// closed afterwards.
 func (r *Redis) Close() error {
+	r.stop()
+	<-r.done
 	if err := r.c.Close(); err != nil {
 		return fmt.Errorf("replay: redis close: %w", err)
 	}
@@ -177,3 +232,7 @@ func (r redisLogger) Printf(ctx context.Context, format string, v ...any) {
 	msg := strings.TrimSpace(strings.TrimPrefix(fmt.Sprintf(format, v...), "redis: "))
 	r.l.LogAttrs(ctx, slog.LevelWarn, "redis", slog.String("component", "redis"), slog.String("detail", msg))
 }
+
+// LastReset returns when the store last lost what it remembered, and
+// whether under running gateways (Reset); a zero time if it never did.
+func (r *Redis) LastReset() (at time.Time, live bool) { return r.canary.LastReset() }

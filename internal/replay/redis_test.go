@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net"
 	"os"
@@ -123,9 +124,12 @@ func TestRedisExpiredExpiry(t *testing.T) {
 			assert.True(t, replayed)
 		})
 	}
-	n, err := rawClient(t, addr).DBSize(t.Context()).Result()
+	keys, err := rawClient(t, addr).Keys(t.Context(), "*").Result()
 	require.NoError(t, err)
-	assert.Zero(t, n, "nothing may be written for an expired message")
+	for _, k := range keys {
+		// The store's own canary key (canary.go) is no message's.
+		assert.Equal(t, DefaultKeyPrefix+canaryName, k, "nothing may be written for an expired message")
+	}
 }
 
 func TestRedisConcurrentReplicas(t *testing.T) {
@@ -246,7 +250,10 @@ func TestRedisFailsClosed(t *testing.T) {
 			replayed, err := r.Seen(t.Context(), key("m1"), time.Now().Add(time.Minute))
 			require.ErrorIs(t, err, ErrUnavailable)
 			if tt.wantCause != nil {
-				assert.ErrorIs(t, err, tt.wantCause)
+				// A hung server times out in the read (i/o timeout) or,
+				// when the connection's set-up (INFO, canary.go) is what
+				// hangs, in the context: either is a timeout.
+				assert.True(t, errors.Is(err, tt.wantCause) || errors.Is(err, context.DeadlineExceeded), "%v is not a timeout", err)
 			}
 			assert.True(t, replayed, "an unavailable store must not answer \"not replayed\"")
 			// OpTimeout bounds the call, and nothing else makes it wait;

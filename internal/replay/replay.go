@@ -40,4 +40,9 @@ var (
 var (
 	_ Store = (*Memory)(nil)
 	_ Store = (*Redis)(nil)
+
+	// Both can lose what they recorded (Reset): wss.Policy looks for
+	// this method on its store.
+	_ interface{ LastReset() (time.Time, bool) } = (*Memory)(nil)
+	_ interface{ LastReset() (time.Time, bool) } = (*Redis)(nil)
 )

@@ -178,6 +178,61 @@ func (p *Policy) checkReplay(ctx context.Context, r *Result, now time.Time) erro
 			return err
 		}
 	}
+	// After Seen: a Redis store finds out it lost its keys in the same
+	// round trip, so the Reset is already there for this message.
+	return p.checkReset(r, now)
+}
+
+// ResetWindow is how long after a replay store lost its keys (a Reset) a
+// message accepted before the loss could still pass policy c: the
+// longest a key is remembered, MaxAge+2×FutureSkew from the time it was
+// recorded (replayExpiry; the UsernameToken nonce's term is the same with
+// its own MaxAge). After it, such a message fails the timestamp checks
+// anyway, or its key would have expired too.
+func ResetWindow(c config.Policy) time.Duration {
+	skew := c.Timestamp.FutureSkew
+	return addDurations(addDurations(max(c.Timestamp.MaxAge, c.UsernameToken.MaxAge), skew), skew)
+}
+
+// checkReset refuses, within ResetWindow after the replay store last lost
+// its keys, a message that could have been accepted before the loss: its
+// replay-store keys may be gone, so "not seen" proves nothing (issue 16).
+// A message is dated by its Timestamp's Created (signatures) and its
+// UsernameToken's Created (the nonce): it passes only if those are after
+// the loss (at start-up: not before its second). When the loss happened under running gateways (live), a
+// message accepted just before it may carry a Created up to FutureSkew
+// later (CheckTimestamp allows that much), so the cut-off moves by
+// FutureSkew. A message with nothing to date it is refused within the
+// window.
+func (p *Policy) checkReset(r *Result, now time.Time) error {
+	if p.resets == nil {
+		return nil
+	}
+	at, live := p.resets.LastReset()
+	if at.IsZero() || !now.Before(at.Add(ResetWindow(p.Config))) {
+		return nil
+	}
+	// Created is often written to the second: a message created in the
+	// second the store started empty is not refused for its truncation
+	// (the process that could have accepted it before had stopped before
+	// this one started). A live loss gets no such allowance.
+	cutoff := at.Truncate(time.Second).Add(-time.Nanosecond)
+	if live {
+		cutoff = at.Add(p.Config.Timestamp.FutureSkew)
+	}
+	if len(r.Signatures) > 0 {
+		if r.Timestamp == nil {
+			return Failf(ReasonStoreReset, "no Timestamp within the window after the replay store lost its keys at %s", at.UTC().Format(time.RFC3339Nano))
+		}
+		if !r.Timestamp.Created.After(cutoff) {
+			return Failf(ReasonStoreReset, "Created %s is not after %s: the replay store lost its keys at %s",
+				r.Timestamp.Created.UTC().Format(time.RFC3339Nano), cutoff.UTC().Format(time.RFC3339Nano), at.UTC().Format(time.RFC3339Nano))
+		}
+	}
+	if u := r.Username; u != nil && u.Nonce != nil && !u.Created.After(cutoff) {
+		return Failf(ReasonStoreReset, "UsernameToken Created %s is not after %s: the replay store lost its keys at %s",
+			u.Created.UTC().Format(time.RFC3339Nano), cutoff.UTC().Format(time.RFC3339Nano), at.UTC().Format(time.RFC3339Nano))
+	}
 	return nil
 }
 

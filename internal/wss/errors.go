@@ -26,6 +26,7 @@ const (
 	ReasonReplayStore                      // the replay store is unavailable (fail closed)
 	ReasonShadow                           // the template path and the DOM engine disagreed (shadow check)
 	ReasonUnsigned                         // a header block or Envelope/Header attribute no trusted signature covers (unsignedHeaders: reject)
+	ReasonStoreReset                       // created before the replay store lost its keys, within the window after (issue 16)
 	numReasons
 )
 
@@ -47,6 +48,7 @@ var reasonNames = [numReasons]string{
 	ReasonReplayStore:    "replay_store",
 	ReasonShadow:         "shadow",
 	ReasonUnsigned:       "unsigned",
+	ReasonStoreReset:     "replay_store_reset",
 }
 
 // String is the metric label of r.
@@ -78,7 +80,7 @@ func (r Reason) FaultCode() string {
 		return "FailedAuthentication"
 	case ReasonSignature, ReasonDigest, ReasonDecrypt, ReasonReference:
 		return "FailedCheck"
-	case ReasonTimestamp, ReasonReplay:
+	case ReasonTimestamp, ReasonReplay, ReasonStoreReset:
 		return "MessageExpired"
 	}
 	return "InvalidSecurity"

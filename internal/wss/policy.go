@@ -19,6 +19,13 @@ type ReplayStore interface {
 	Seen(ctx context.Context, key []byte, expires time.Time) (replayed bool, err error)
 }
 
+// replayResets is a ReplayStore that can lose what it recorded
+// (replay.Reset): LastReset returns when it last did, and whether under
+// running gateways; a zero time if never.
+type replayResets interface {
+	LastReset() (at time.Time, live bool)
+}
+
 // Policy is a config.Policy compiled for the engines: algorithm allow-list
 // as a set, trust and decryption keys behind reloaders (secret rotation),
 // credentials loaded.
@@ -35,6 +42,7 @@ type Policy struct {
 	keys              []*reload.Reloader[crypto.KeyPair]
 	users             *reload.Reloader[Credentials] // nil without a credentials file
 	replay            ReplayStore
+	resets            replayResets // replay, when it can lose keys; nil otherwise
 	unsignedRule      unsignedRule // unsignedHeaders and unsignedAllow (unsigned.go)
 }
 
@@ -71,6 +79,7 @@ func CompileWith(name string, p config.Policy, store ReplayStore, ro reload.Opti
 	cp.unsignedRule = compileUnsigned(p)
 	if p.Replay != "off" {
 		cp.replay = store
+		cp.resets, _ = store.(replayResets)
 	}
 	t := p.Trust
 	if len(t.CAFiles)+len(t.PinnedCertFiles)+len(t.PinnedSHA256)+len(t.KnownCertFiles) > 0 {

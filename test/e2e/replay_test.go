@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -70,10 +72,12 @@ func requestReasons(t *testing.T, g *gateway, n int) []string {
 func TestReplayAcrossReplicasWithRedis(t *testing.T) {
 	addr := replaytest.StartRedis(t)
 	pki := newPartnerPKI(t)
-	msgs := signBST(t, pki, 2)
 	backend := newRecordingBackend(t, []byte("<ok/>"), "text/xml")
 	a := startGateway(t, pki.securedConfig(backend.URL, redisReplay(addr)))
 	b := startGateway(t, pki.securedConfig(backend.URL, redisReplay(addr)))
+	// Signed once the gateways run: they found Redis empty at start-up
+	// and refuse messages created before (issue 16).
+	msgs := signBST(t, pki, 2)
 	ct := contentType("1.1")
 
 	resp := a.post("/signed", ct, bytes.NewReader(msgs[0]))
@@ -113,7 +117,7 @@ func TestReplayStoreDownFailsClosed(t *testing.T) {
 	require.NoError(t, l.Close()) // nothing listens there now
 
 	pki := newPartnerPKI(t)
-	msgs := signBST(t, pki, 2)
+	msgs := signBST(t, pki, 1)
 	backend := newRecordingBackend(t, []byte("<ok/>"), "text/xml")
 	gw := startGateway(t, pki.securedConfig(backend.URL, redisReplay(addr)))
 	ct := contentType("1.1")
@@ -134,6 +138,14 @@ func TestReplayStoreDownFailsClosed(t *testing.T) {
 		t.Skipf("redis-server not found on PATH, recovery not tested: %v", err)
 	}
 	startRedisAt(t, bin, addr)
+	// The gateway finds this Redis empty (no canary key) and, unable to
+	// know what was accepted before, refuses messages created before it
+	// looked (issue 16): wait for its look, then sign.
+	c := redis.NewClient(&redis.Options{Addr: addr, DisableIdentity: true})
+	defer c.Close()
+	require.Eventually(t, func() bool { return c.Exists(context.Background(), "wssgw:replay:canary").Val() == 1 },
+		15*time.Second, 50*time.Millisecond, "the gateway writes its canary key")
+	msgs = append(msgs, signBST(t, pki, 1)...)
 	resp := gw.post("/signed", ct, bytes.NewReader(msgs[1]))
 	body := readAll(t, resp)
 	require.Equal(t, http.StatusOK, resp.StatusCode, "after Redis is back: %s\n%s", body, lastLog(gw))

@@ -123,8 +123,23 @@ func TestWSS4JProfilesOnTemplatePath(t *testing.T) {
 		assert.Equal(t, float64(len(profiles)), value(t, m, metrics.NameTemplates, map[string]string{"policy": "signed"})+
 			value(t, m, metrics.NameTemplates, map[string]string{"policy": "user"})+
 			value(t, m, metrics.NameTemplates, map[string]string{"policy": "encrypted"}))
-		for _, c := range []struct{ profile, route string }{{"sign-ski", "signed"}, {"sign-encrypt", "encrypted"}} {
-			msg, err := os.ReadFile(files[c.profile][0].file)
+		// Signed once gw2 runs: a new pod's memory replay store refuses
+		// messages created before it started (issue 16).
+		warm := []struct{ profile, route string }{{"sign-ski", "signed"}, {"sign-encrypt", "encrypted"}}
+		var jobs []peerJob
+		for _, c := range warm {
+			in := filepath.Join(pki.dir, "tpl_warm_"+c.profile+".plain.xml")
+			// The shape the templates were learned from.
+			require.NoError(t, os.WriteFile(in, plainEnvelope(soap.NS11, payload(1<<10)+"<n>9</n>"), 0o600))
+			jobs = append(jobs, peerJob{ID: c.profile, Args: []string{"sign", "--profile", c.profile, "--in", in,
+				"--out", strings.TrimSuffix(in, ".plain.xml") + ".xml",
+				"--key", pki.client.KeyFile, "--cert", pki.client.CertFile, "--encrypt-cert", pki.server.CertFile}})
+		}
+		for id, r := range wss4jBatch(t, jar, jobs) {
+			require.True(t, r.OK, "WSS4J sign %s: %s", id, r.Error)
+		}
+		for _, c := range warm {
+			msg, err := os.ReadFile(filepath.Join(pki.dir, "tpl_warm_"+c.profile+".xml"))
 			require.NoError(t, err)
 			resp := gw2.post("/"+c.route, contentType("1.1"), bytes.NewReader(msg))
 			body := readAll(t, resp)

@@ -30,6 +30,24 @@ const startTimeout = 10 * time.Second
 // Redis tests never ran.
 func StartRedis(t testing.TB, args ...string) (addr string) {
 	t.Helper()
+	return StartServer(t, args...).Addr()
+}
+
+// Server is a redis-server started by StartServer, which a test can kill
+// and start again on the same port, as an operator's restart would.
+type Server struct {
+	t    testing.TB
+	bin  string
+	args []string
+	port int
+	dir  string
+	stop func()
+}
+
+// StartServer is StartRedis returning the Server, for tests that restart
+// it.
+func StartServer(t testing.TB, args ...string) *Server {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -41,43 +59,61 @@ func StartRedis(t testing.TB, args ...string) (addr string) {
 	// process can take it in between; try again with a new one then.
 	var last error
 	for range 3 {
-		addr, err := start(t, bin, args)
-		if err == nil {
-			return addr
+		port, err := freePort()
+		if err != nil {
+			last = err
+			continue
 		}
-		last = err
+		s := &Server{t: t, bin: bin, args: args, port: port, dir: t.TempDir()}
+		if last = s.start(); last == nil {
+			return s
+		}
 	}
 	t.Fatalf("replaytest: %v", last)
-	return ""
+	return nil
 }
 
-func start(t testing.TB, bin string, args []string) (string, error) {
-	port, err := freePort()
-	if err != nil {
-		return "", err
+// Addr is the server's host:port.
+func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
+
+// Kill stops the server at once (SIGKILL), as a crash would: what it did
+// not persist is lost.
+func (s *Server) Kill() { s.stop() }
+
+// Restart kills the server and starts it again on the same port and in
+// the same directory: without persistence it comes back empty; with
+// persistence options in the StartServer arguments it reloads what it
+// had saved.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.stop()
+	if err := s.start(); err != nil {
+		s.t.Fatalf("replaytest: restart: %v", err)
 	}
-	dir := t.TempDir()
-	logPath := filepath.Join(dir, "redis.log")
-	logFile, err := os.Create(logPath)
+}
+
+func (s *Server) start() error {
+	logPath := filepath.Join(s.dir, "redis.log")
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer logFile.Close()
 
 	argv := append([]string{
-		"--port", strconv.Itoa(port),
+		"--port", strconv.Itoa(s.port),
 		"--bind", "127.0.0.1",
 		"--save", "",
 		"--appendonly", "no",
-		"--dir", dir,
+		"--dir", s.dir,
 		"--daemonize", "no",
-	}, args...)
-	cmd := exec.Command(bin, argv...)
-	cmd.Dir = dir
+	}, s.args...)
+	cmd := exec.Command(s.bin, argv...)
+	cmd.Dir = s.dir
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("start redis-server: %w", err)
+		return fmt.Errorf("start redis-server: %w", err)
 	}
 	exited := make(chan struct{})
 	go func() {
@@ -89,23 +125,24 @@ func start(t testing.TB, bin string, args []string) (string, error) {
 		<-exited
 	}
 
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	addr := s.Addr()
 	deadline := time.Now().Add(startTimeout)
 	for {
 		if ping(addr) == nil {
-			t.Cleanup(stop)
-			return addr, nil
+			s.stop = stop
+			s.t.Cleanup(stop)
+			return nil
 		}
 		select {
 		case <-exited:
 			log, _ := os.ReadFile(logPath)
-			return "", fmt.Errorf("redis-server exited at startup on %s:\n%s", addr, log)
+			return fmt.Errorf("redis-server exited at startup on %s:\n%s", addr, log)
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			stop()
 			log, _ := os.ReadFile(logPath)
-			return "", fmt.Errorf("redis-server on %s did not answer PING within %v:\n%s", addr, startTimeout, log)
+			return fmt.Errorf("redis-server on %s did not answer PING within %v:\n%s", addr, startTimeout, log)
 		}
 	}
 }
