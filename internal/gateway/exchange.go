@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wssgw/wssgw/internal/budget"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
 	"github.com/wssgw/wssgw/internal/trust"
@@ -29,6 +30,7 @@ type exchange struct {
 	reason    error           // why the gateway answered itself; logged, never sent
 	engine    string          // the engine that processed a secured request: engineTemplate or engineDOM
 	signer    *trust.Identity // the verified signer of an accepted request
+	lease     *budget.Lease   // the body's bytes in the memory budget; nil when streamed (overload.go)
 }
 
 func (e *exchange) WriteHeader(code int) {

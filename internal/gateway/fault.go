@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wssgw/wssgw/internal/budget"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
 )
@@ -59,8 +60,14 @@ func classify(err error) failure {
 		sec      *securityError
 		bad      *malformedError
 		version  *versionError
+		over     *budget.OverloadError
 	)
 	switch {
+	case errors.As(err, &over):
+		// The memory budget or the DOM-engine queue (overload.go): the
+		// message was not judged; the client may send it again after
+		// Retry-After (RFC 9110 §15.6.4), which fail sets.
+		return failure{http.StatusServiceUnavailable, soap.Receiver, "Service overloaded, retry later", metrics.Overloaded, nil}
 	case errors.As(err, &sec):
 		// One fault for every security failure (DESIGN.md §5.6): the
 		// reason is logged and counted, never sent, unless the policy
@@ -135,6 +142,9 @@ func (e *exchange) fail(err error) {
 	if f.status == http.StatusMethodNotAllowed {
 		h.Set("Allow", http.MethodPost)
 	}
+	if f.outcome == metrics.Overloaded {
+		retryAfter(h, err)
+	}
 	if f.status == http.StatusRequestEntityTooLarge || f.outcome == metrics.BadRequest || f.outcome == metrics.ClientTimeout {
 		// The rest of the body was not read; the connection cannot be reused.
 		h.Set("Connection", "close")
@@ -144,6 +154,20 @@ func (e *exchange) fail(err error) {
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	e.WriteHeader(f.status)
 	_, _ = e.Write(b)
+}
+
+// retryAfter sets Retry-After for an overload refusal, and closes the
+// connection when the body was refused unread (memory): reading it only to
+// discard it would cost what the refusal saves.
+func retryAfter(h http.Header, err error) {
+	var over *budget.OverloadError
+	if !errors.As(err, &over) {
+		return
+	}
+	h.Set("Retry-After", strconv.Itoa(max(1, int(over.RetryAfter/time.Second))))
+	if over.Reason == budget.ReasonMemory {
+		h.Set("Connection", "close")
+	}
 }
 
 // proxyError is the reverse proxy's error hook: it decides who is to blame

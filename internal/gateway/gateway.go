@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wssgw/wssgw/internal/budget"
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
@@ -23,10 +24,21 @@ type Gateway struct {
 	log      *slog.Logger
 	policies *policies
 	stop     context.CancelFunc // stops reloading response signing keys
+	// budget bounds in-flight body bytes and DOM-engine work across
+	// routes (overload.go). It outlives a reload: the next Gateway takes
+	// it over (newWithBudget) so that requests in flight stay counted.
+	budget *budget.Budget
 }
 
 // New builds the gateway for a validated configuration.
 func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, error) {
+	return newWithBudget(cfg, m, log, budget.New(memoryLimits(cfg.Server.Memory), m))
+}
+
+// newWithBudget is New with the memory budget given: a fresh one, or on a
+// reload the previous Gateway's, reconfigured here in place.
+func newWithBudget(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, b *budget.Budget) (*Gateway, error) {
+	b.Reconfigure(memoryLimits(cfg.Server.Memory))
 	pool := newBufferPool()
 	ps, err := newPolicies(cfg, m, log)
 	if err != nil {
@@ -43,7 +55,7 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 			r.proxy.ErrorLog = newErrorLog(log.With("route", rc.Name), "proxy", nil)
 		}
 		if err == nil && rc.Policy != config.PolicyNone {
-			r.security, err = newSecurity(rc, ps.byName[rc.Policy], ps.metrics[rc.Policy], cfg.XML, cfg.MIME, ps.templates[rc.Policy], log)
+			r.security, err = newSecurity(rc, ps.byName[rc.Policy], ps.metrics[rc.Policy], cfg.XML, cfg.MIME, ps.templates[rc.Policy], log, b)
 		}
 		if err == nil && rc.Policy != config.PolicyNone {
 			err = attachResponder(ctx, r, rc.Policy, cfg.Policies[rc.Policy].Responses, cfg.XML, responders, m, log)
@@ -56,6 +68,7 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 			ps.close()
 			return nil, err
 		}
+		m.WatchOverload(rc.Name)
 		routes = append(routes, r)
 	}
 	if f := cfg.Templates.ImportFile; f != "" && cfg.Templates.Enabled {
@@ -68,6 +81,7 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 		log:      log,
 		policies: ps,
 		stop:     stop,
+		budget:   b,
 	}, nil
 }
 
@@ -130,7 +144,12 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange, k
 	// The read deadline is per route, so it is set here rather than as the
 	// server's ReadTimeout; the server resets it for the next request.
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(rt.readTimeout))
-	e.body = &countingBody{rc: http.MaxBytesReader(w, r.Body, rt.maxBodyBytes)}
+	rc, err := g.reserveBody(e, r, kind, http.MaxBytesReader(w, r.Body, rt.maxBodyBytes))
+	if err != nil {
+		e.fail(err)
+		return
+	}
+	e.body = &countingBody{rc: rc}
 	r.Body = e.body
 	ctype := r.Header.Get("Content-Type")
 	if rt.gate != nil {
@@ -199,11 +218,17 @@ func (g *Gateway) finish(e *exchange, r *http.Request) {
 			e.outcome = metrics.BackendFault
 		}
 	}
+	if e.lease != nil {
+		e.lease.Release()
+	}
 	elapsed := time.Since(e.start)
 	g.metrics.InFlight().Dec()
 	rm := g.unrouted
 	if e.route != nil {
 		rm = e.route.metrics
+		if e.outcome == metrics.Overloaded {
+			g.metrics.Overloaded(e.route.name, overloadReason(e.reason))
+		}
 	}
 	rm.Done(e.outcome, elapsed, e.received(), e.sent)
 	g.logRequest(r, e, elapsed)

@@ -78,6 +78,8 @@ func (g *Gateway) logRequest(r *http.Request, e *exchange, elapsed time.Duration
 		var se *securityError
 		if errors.As(e.reason, &se) {
 			attrs = append(attrs, slog.String("reason", se.err.Reason.String()))
+		} else if why := overloadReason(e.reason); why != "" {
+			attrs = append(attrs, slog.String("reason", why))
 		}
 		attrs = append(attrs, slog.String("error", e.reason.Error()))
 	}

@@ -34,6 +34,8 @@ type Metrics struct {
 	ocspCache   *ocspCache
 	// TLS handshakes (tls.go)
 	tlsFailures *prometheus.CounterVec
+	// the memory budget (memory.go)
+	mem *memory
 }
 
 // New builds a private registry with the gateway's metrics and the Go and
@@ -91,6 +93,8 @@ func New(build BuildInfo) *Metrics {
 	reg.MustRegister(m.ocspFetches, m.ocspCache)
 	m.tlsFailures = newTLSHandshakeFailures()
 	reg.MustRegister(m.tlsFailures)
+	m.mem = newMemory()
+	reg.MustRegister(m.mem.collectors()...)
 	reg.MustRegister(m.requests, m.duration, m.backend, m.received, m.sent, m.inFlight, m.readiness, info,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -47,6 +47,14 @@ const (
 	NameOCSPFetches        = Namespace + "_ocsp_fetches_total"
 	NameOCSPCertificates   = Namespace + "_ocsp_certificates"
 	NameOCSPOldestResponse = Namespace + "_ocsp_oldest_response_age_seconds"
+
+	// The memory budget (server.memory, internal/budget): request body
+	// bytes held by in-flight requests, the budget they are held to, and
+	// requests refused with 503 because of it, by route and reason
+	// (OverloadReasons).
+	NameMemoryInflight     = Namespace + "_memory_inflight_bytes"
+	NameMemoryBudget       = Namespace + "_memory_budget_bytes"
+	NameOverloadRejections = Namespace + "_overload_rejections_total"
 )
 
 // Label names.

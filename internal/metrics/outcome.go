@@ -22,6 +22,7 @@ const (
 	InternalError                        // a gateway bug: 500
 	SecurityRejected                     // WS-Security verification or policy failed: uniform fault
 	ResponseSigningFailed                // the backend's response could not be signed or encrypted: 502 fault
+	Overloaded                           // over the memory budget or no DOM-engine worker in time: 503 with Retry-After
 	numOutcomes
 )
 
@@ -41,6 +42,7 @@ var outcomeNames = [numOutcomes]string{
 	InternalError:         "internal_error",
 	SecurityRejected:      "security_rejected",
 	ResponseSigningFailed: "response_signing_failed",
+	Overloaded:            "overloaded",
 }
 
 // String is the outcome's label value.

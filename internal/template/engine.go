@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wssgw/wssgw/internal/budget"
 	"github.com/wssgw/wssgw/internal/dom"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/wss"
@@ -186,6 +187,10 @@ func (e *Engine) selfCheck(t *Template, data []byte, res *wss.Result, p *wss.Pol
 // disagreement rejects the message (DESIGN.md §4).
 func (e *Engine) shadow(t *Template, data []byte, p *wss.Policy, now time.Time, res *wss.Result, err error) error {
 	dres, derr := e.dom.Process(data, p, now)
+	if errors.Is(derr, budget.ErrOverloaded) {
+		// No DOM worker free: the sample is skipped, not a disagreement.
+		return nil
+	}
 	diff := Compare(res, err, dres, derr, p)
 	if diff == "" {
 		e.store.shadowResult(metrics.ShadowAgree)
