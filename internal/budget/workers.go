@@ -6,10 +6,30 @@ import (
 )
 
 // Acquire takes a DOM-engine worker, waiting up to the queue wait for one
-// to free up; release gives it back. It fails with an *OverloadError when
-// the wait runs out. Waiters are served in arrival order, so a steady
-// stream cannot starve an early one.
-func (b *Budget) Acquire() (release func(), err error) {
+// to free up, and reserves scratch bytes for its work; release gives both
+// back. It fails with an *OverloadError when the wait runs out (ReasonQueue)
+// or the scratch bytes do not fit (ReasonMemory). Waiters are served in
+// arrival order, so a steady stream cannot starve an early one.
+func (b *Budget) Acquire(scratch int64) (release func(), err error) {
+	giveBack, err := b.worker()
+	if err != nil {
+		return nil, err
+	}
+	if err := b.reserve(scratch); err != nil {
+		giveBack()
+		return nil, err
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.release(scratch)
+			giveBack()
+		})
+	}, nil
+}
+
+// worker takes a worker, waiting up to the queue wait.
+func (b *Budget) worker() (release func(), err error) {
 	b.mu.Lock()
 	lim := b.lim
 	if lim.Workers <= 0 || (b.busy < lim.Workers && len(b.queue) == 0) {

@@ -32,12 +32,13 @@ type Engine struct {
 	workers Workers
 }
 
-// Workers bounds how many messages the engine processes at once (the
-// gateway's internal/budget.Budget, shared by every route): each one holds
-// the gate's arrays and decrypted copies, which grow with the message
-// (issue 16). Acquire waits a short time for a worker or fails.
+// Workers bounds how many messages the engine processes at once and the
+// memory their work holds (the gateway's internal/budget.Budget, shared by
+// every route): each message holds the gate's element and attribute
+// arrays, which grow with its markup, not its size (issue 16). Acquire
+// waits a short time for a worker, reserves scratch bytes for it, or fails.
 type Workers interface {
-	Acquire() (release func(), err error)
+	Acquire(scratch int64) (release func(), err error)
 }
 
 // LimitWorkers makes every Process and ProcessAttachments take a worker of
@@ -73,7 +74,7 @@ func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result
 // run is Process, with the package's other parts when atts is not nil.
 func (e *Engine) run(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (*wss.Result, error) {
 	if e.workers != nil {
-		release, err := e.workers.Acquire()
+		release, err := e.workers.Acquire(scratchBytes(data))
 		if err != nil {
 			return nil, err
 		}

@@ -173,7 +173,7 @@ func len64(b []byte) int64 { return int64(len(b)) }
 // security fault, and is not counted as a security failure.
 func TestNoDOMWorkerIs503(t *testing.T) {
 	f := newBudgetFront(t)
-	release, err := f.gw.budget.Acquire()
+	release, err := f.gw.budget.Acquire(0)
 	require.NoError(t, err)
 	resp := post(t, f.URL, signedRequest(t, f.k))
 	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
