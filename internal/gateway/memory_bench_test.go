@@ -48,13 +48,14 @@ func largeEnvelope(size int) []byte {
 // amplification).
 func BenchmarkSecuredLarge(b *testing.B) {
 	for _, tampered := range []bool{false, true} {
-		b.Run(map[bool]string{false: "valid", true: "tampered"}[tampered], func(b *testing.B) {
-			benchmarkSecuredLarge(b, tampered)
-		})
+		for _, templates := range []bool{false, true} {
+			name := map[bool]string{false: "valid", true: "tampered"}[tampered] + map[bool]string{false: "/dom", true: "/templates"}[templates]
+			b.Run(name, func(b *testing.B) { benchmarkSecuredLarge(b, tampered, templates) })
+		}
 	}
 }
 
-func benchmarkSecuredLarge(b *testing.B, tampered bool) {
+func benchmarkSecuredLarge(b *testing.B, tampered, templates bool) {
 	dir := b.TempDir()
 	ca := testpki.NewCA(b, "wssgw memory CA")
 	caFile, partner := ca.WriteCert(b, dir), ca.Issue(b, dir, "partner")
@@ -63,7 +64,7 @@ func benchmarkSecuredLarge(b *testing.B, tampered bool) {
 	p.Trust.CAFiles = []string{caFile}
 	p.Replay = "off"
 	cfg.Policies = map[string]config.Policy{"partner": p}
-	cfg.Templates.Enabled = false
+	cfg.Templates.Enabled = templates
 	cfg.Routes = []config.Route{{Name: "orders", Path: "/orders", Backend: "http://127.0.0.1:1", Policy: "partner"}}
 	cfg.ApplyDefaults()
 	require.NoError(b, cfg.Validate())
