@@ -29,6 +29,7 @@ type options struct {
 	goMemLimit string
 	limit      int64 // the container limit the peak is compared with
 	kinds      []string
+	templates  bool
 }
 
 func main() {
@@ -47,6 +48,7 @@ func main() {
 	flag.IntVar(&o.smallConns, "small-conns", 2, "connections sending small valid signed requests throughout")
 	flag.StringVar(&o.budget, "budget", "", "server.memory.inflightBytes for wssgw (e.g. 64MiB, 0 for no bound); empty: wssgw's default")
 	flag.StringVar(&o.goMemLimit, "gomemlimit", "230MiB", "GOMEMLIMIT of the wssgw process (the chart: 90 % of the memory limit); off for none")
+	flag.BoolVar(&o.templates, "templates", true, "templates.enabled of wssgw (the template path learns the small and the valid large messages)")
 	flag.Int64Var(&o.limit, "limit", 256<<20, "the container memory limit the peak RSS is compared with, in bytes (the chart's default 256Mi)")
 	flag.Parse()
 	var err error

@@ -76,6 +76,9 @@ func launchWssgw(o options, backend, caFile string) (*wssgw, error) {
 	if o.budget != "" {
 		memory = "server: {memory: {inflightBytes: " + o.budget + "}}\n"
 	}
+	if !o.templates {
+		memory += "templates: {enabled: false}\n"
+	}
 	cfg := fmt.Sprintf("listen: 127.0.0.1:0\nadmin: {listen: 127.0.0.1:0}\n%sroutes:\n"+
 		"  - {name: signed, path: /signed, backend: \"http://%s\", policy: partner}\n"+
 		"policies:\n  partner:\n    require: [signature, timestamp]\n    trust: {caFiles: [%q]}\n    replay: \"off\"\n",

@@ -26,7 +26,7 @@ type Memory struct {
 // Memory defaults: sized for the chart's default 256Mi memory limit
 // (docs/operations.md, "Memory budget").
 const (
-	DefaultInflightBytes ByteSize = 64 << 20
+	DefaultInflightBytes ByteSize = 32 << 20
 	DefaultQueueWait              = 500 * time.Millisecond
 	DefaultRetryAfter             = time.Second
 )

@@ -71,6 +71,7 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*pol
 			ps.templates[name] = template.NewStore(p, template.Options{
 				MaxTemplates: tc.MaxTemplates, MaxBytes: int(tc.MaxBytes),
 				LearnPerSecond: tc.LearnPerSecond, LearnBurst: tc.LearnBurst, ShadowRate: tc.ShadowRate,
+				MaxMessageBytes: int(tc.MaxMessageBytes),
 			}, m.Templates(name))
 		}
 	}
