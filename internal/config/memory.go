@@ -52,10 +52,15 @@ func (m Memory) validate(ps *Problems, key string, routes []Route) {
 	}
 	// A body larger than the whole budget could never be admitted: every
 	// such request would get 503 however idle the gateway is.
+	// One problem, naming the largest such route.
+	largest := -1
 	for i, r := range routes {
-		if !r.UnsafeSkipGate && r.MaxBodyBytes > m.InflightBytes {
-			ps.add(key+".inflightBytes", "must be at least routes[%d].maxBodyBytes (%s), or its largest requests are always refused, got %s",
-				i, r.MaxBodyBytes, m.InflightBytes)
+		if !r.UnsafeSkipGate && r.MaxBodyBytes > m.InflightBytes && (largest < 0 || r.MaxBodyBytes > routes[largest].MaxBodyBytes) {
+			largest = i
 		}
+	}
+	if largest >= 0 {
+		ps.add(key+".inflightBytes", "must be at least routes[%d].maxBodyBytes (%s), or its largest requests are always refused, got %s",
+			largest, routes[largest].MaxBodyBytes, m.InflightBytes)
 	}
 }

@@ -31,6 +31,12 @@ func TestValidateMemory(t *testing.T) {
 			[]string{"server.memory.retryAfter"}, "got 0s"},
 		"fail/budget-below-a-route": {func(c *Config) { c.Server.Memory.InflightBytes = 1 << 20 },
 			[]string{"server.memory.inflightBytes"}, "routes[0].maxBodyBytes (10MiB)"},
+		"fail/budget-below-routes-names-the-largest": {func(c *Config) {
+			r := c.Routes[0]
+			r.Name, r.Path, r.MaxBodyBytes = "big", "/big", 20<<20
+			c.Routes = append(c.Routes, r)
+			c.Server.Memory.InflightBytes = 1 << 20
+		}, []string{"server.memory.inflightBytes"}, "routes[1].maxBodyBytes (20MiB)"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
