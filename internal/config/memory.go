@@ -10,8 +10,9 @@ type Memory struct {
 	// in-flight requests together: a request reserves its Content-Length
 	// before its body is read (a chunked one as it is read); one that does
 	// not fit gets 503 with Retry-After. Bodies streamed unread
-	// (unsafeSkipGate) and MTOM attachments spooled to disk hold none.
-	// 0 means no bound.
+	// (unsafeSkipGate) and MTOM attachments spooled to disk hold none. A
+	// plain envelope larger than the whole budget gets 413, whatever the
+	// route's maxBodyBytes. 0 means no bound.
 	InflightBytes ByteSize `mapstructure:"inflightBytes"`
 	// DOMWorkers bounds the messages on the DOM engine at once (template
 	// hits do not count); 0 means GOMAXPROCS.
@@ -36,7 +37,7 @@ func DefaultMemory() Memory {
 	return Memory{InflightBytes: DefaultInflightBytes, QueueWait: DefaultQueueWait, RetryAfter: DefaultRetryAfter}
 }
 
-func (m Memory) validate(ps *Problems, key string, routes []Route) {
+func (m Memory) validate(ps *Problems, key string) {
 	if m.InflightBytes < 0 {
 		ps.add(key+".inflightBytes", "must not be negative, got %d", int64(m.InflightBytes))
 	}
@@ -46,21 +47,5 @@ func (m Memory) validate(ps *Problems, key string, routes []Route) {
 	checkNonNegative(ps, key+".queueWait", m.QueueWait)
 	if m.RetryAfter < time.Second || m.RetryAfter%time.Second != 0 {
 		ps.add(key+".retryAfter", "must be whole seconds, at least 1s, got %s", m.RetryAfter)
-	}
-	if m.InflightBytes <= 0 {
-		return
-	}
-	// A body larger than the whole budget could never be admitted: every
-	// such request would get 503 however idle the gateway is.
-	// One problem, naming the largest such route.
-	largest := -1
-	for i, r := range routes {
-		if !r.UnsafeSkipGate && r.MaxBodyBytes > m.InflightBytes && (largest < 0 || r.MaxBodyBytes > routes[largest].MaxBodyBytes) {
-			largest = i
-		}
-	}
-	if largest >= 0 {
-		ps.add(key+".inflightBytes", "must be at least routes[%d].maxBodyBytes (%s), or its largest requests are always refused, got %s",
-			largest, routes[largest].MaxBodyBytes, m.InflightBytes)
 	}
 }

@@ -14,14 +14,11 @@ func TestValidateMemory(t *testing.T) {
 		want   []string
 		msg    string // in the first problem's message
 	}{
-		"ok/defaults":        {func(*Config) {}, nil, ""},
-		"ok/unbounded":       {func(c *Config) { c.Server.Memory.InflightBytes = 0 }, nil, ""},
-		"ok/no-queue":        {func(c *Config) { c.Server.Memory.QueueWait = 0 }, nil, ""},
-		"ok/workers":         {func(c *Config) { c.Server.Memory.DOMWorkers = 8 }, nil, ""},
-		"ok/budget-the-body": {func(c *Config) { c.Server.Memory.InflightBytes = c.Routes[0].MaxBodyBytes }, nil, ""},
-		"ok/skip-gate-route-streams": {func(c *Config) {
-			c.Routes[0].UnsafeSkipGate, c.Routes[0].MaxBodyBytes = true, 1<<30
-		}, nil, ""},
+		"ok/defaults":             {func(*Config) {}, nil, ""},
+		"ok/unbounded":            {func(c *Config) { c.Server.Memory.InflightBytes = 0 }, nil, ""},
+		"ok/no-queue":             {func(c *Config) { c.Server.Memory.QueueWait = 0 }, nil, ""},
+		"ok/workers":              {func(c *Config) { c.Server.Memory.DOMWorkers = 8 }, nil, ""},
+		"ok/budget-below-a-route": {func(c *Config) { c.Server.Memory.InflightBytes = 1 << 20 }, nil, ""},
 		"fail/negative": {func(c *Config) {
 			c.Server.Memory = Memory{InflightBytes: -1, DOMWorkers: -2, QueueWait: -time.Second, RetryAfter: time.Second}
 		}, []string{"server.memory.inflightBytes", "server.memory.domWorkers", "server.memory.queueWait"}, "got -1"},
@@ -29,14 +26,6 @@ func TestValidateMemory(t *testing.T) {
 			[]string{"server.memory.retryAfter"}, "got 1.5s"},
 		"fail/retry-after-zero": {func(c *Config) { c.Server.Memory.RetryAfter = 0 },
 			[]string{"server.memory.retryAfter"}, "got 0s"},
-		"fail/budget-below-a-route": {func(c *Config) { c.Server.Memory.InflightBytes = 1 << 20 },
-			[]string{"server.memory.inflightBytes"}, "routes[0].maxBodyBytes (10MiB)"},
-		"fail/budget-below-routes-names-the-largest": {func(c *Config) {
-			r := c.Routes[0]
-			r.Name, r.Path, r.MaxBodyBytes = "big", "/big", 20<<20
-			c.Routes = append(c.Routes, r)
-			c.Server.Memory.InflightBytes = 1 << 20
-		}, []string{"server.memory.inflightBytes"}, "routes[1].maxBodyBytes (20MiB)"},
 	}
 	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {

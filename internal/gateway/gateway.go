@@ -28,6 +28,8 @@ type Gateway struct {
 	// routes (overload.go). It outlives a reload: the next Gateway takes
 	// it over (newWithBudget) so that requests in flight stay counted.
 	budget *budget.Budget
+	// budgetBytes is server.memory.inflightBytes (0: no bound).
+	budgetBytes int64
 }
 
 // New builds the gateway for a validated configuration.
@@ -82,6 +84,8 @@ func newWithBudget(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, b *
 		policies: ps,
 		stop:     stop,
 		budget:   b,
+
+		budgetBytes: int64(cfg.Server.Memory.InflightBytes),
 	}, nil
 }
 
@@ -144,7 +148,8 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange, k
 	// The read deadline is per route, so it is set here rather than as the
 	// server's ReadTimeout; the server resets it for the next request.
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(rt.readTimeout))
-	rc, err := g.reserveBody(e, r, kind, http.MaxBytesReader(w, r.Body, rt.maxBodyBytes))
+	limit := g.bodyLimit(rt, kind)
+	rc, err := g.reserveBody(e, r, kind, http.MaxBytesReader(w, r.Body, limit), limit)
 	if err != nil {
 		e.fail(err)
 		return

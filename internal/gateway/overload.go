@@ -27,19 +27,38 @@ func memoryLimits(m config.Memory) budget.Limits {
 // that a burst of large requests is refused while the gateway still has
 // the memory to answer, and what a chunked body brings is reserved as it
 // is read. The lease is released when the request ends (finish).
-func (g *Gateway) reserveBody(e *exchange, r *http.Request, kind soap.Kind, rc io.ReadCloser) (io.ReadCloser, error) {
+func (g *Gateway) reserveBody(e *exchange, r *http.Request, kind soap.Kind, rc io.ReadCloser, maxBody int64) (io.ReadCloser, error) {
 	rt := e.route
 	if rt.gate == nil {
 		return rc, nil
 	}
-	limit := rt.gate.held(kind, rt.maxBodyBytes)
+	if r.ContentLength > maxBody {
+		return nil, &http.MaxBytesError{Limit: maxBody}
+	}
+	held := rt.gate.held(kind, maxBody)
+	if g.budgetBytes > 0 {
+		// A package whose in-memory parts could exceed the whole budget
+		// holds all of it at most, so that it is admitted when alone.
+		held = min(held, g.budgetBytes)
+	}
 	e.lease = g.budget.Lease()
 	if r.ContentLength > 0 {
-		if err := e.lease.Reserve(min(r.ContentLength, limit)); err != nil {
+		if err := e.lease.Reserve(min(r.ContentLength, held)); err != nil {
 			return nil, err
 		}
 	}
-	return e.lease.Reader(rc, limit), nil
+	return e.lease.Reader(rc, held), nil
+}
+
+// bodyLimit is the largest body a request of kind may have on rt: the
+// route's maxBodyBytes, and for a plain envelope, which is held in memory
+// whole, the memory budget too: a larger one could never be admitted, so
+// it is refused as too large (413), not told to come back later (503).
+func (g *Gateway) bodyLimit(rt *route, kind soap.Kind) int64 {
+	if rt.gate == nil || kind == soap.Multipart || g.budgetBytes <= 0 {
+		return rt.maxBodyBytes
+	}
+	return min(rt.maxBodyBytes, g.budgetBytes)
 }
 
 // held is the most of a body of kind a gated route holds in memory: an

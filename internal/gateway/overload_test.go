@@ -32,7 +32,7 @@ type budgetFront struct {
 	arrived atomic.Int64
 }
 
-func newBudgetFront(t *testing.T) *budgetFront {
+func newBudgetFront(t *testing.T, more func(*config.Config)) *budgetFront {
 	t.Helper()
 	f := &budgetFront{log: &logBuffer{}, k: newSigningPKI(t)}
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -53,6 +53,9 @@ func newBudgetFront(t *testing.T) *budgetFront {
 		{Name: "plain", Path: "/plain", Backend: backend.URL, MaxBodyBytes: 64 << 10},
 	}
 	cfg.Server.Memory = config.Memory{InflightBytes: 64 << 10, DOMWorkers: 1, QueueWait: 0, RetryAfter: 3 * time.Second}
+	if more != nil {
+		more(&cfg)
+	}
 	cfg.ApplyDefaults()
 	require.NoError(t, cfg.Validate())
 	f.m = metrics.New(metrics.BuildInfo{Version: "test"})
@@ -114,7 +117,7 @@ func gaugeValue(m *metrics.Metrics, name string) float64 {
 // counted and logged as what it is; once the others end, the same request
 // passes.
 func TestOverBudgetIs503AndNotForwarded(t *testing.T) {
-	f := newBudgetFront(t)
+	f := newBudgetFront(t, nil)
 	signed := signedRequest(t, f.k)
 	other := f.gw.budget.Lease() // what other requests in flight hold
 	require.NoError(t, other.Reserve(64<<10-len64(signed)+1))
@@ -172,7 +175,7 @@ func len64(b []byte) int64 { return int64(len(b)) }
 // wait, a secured request gets the 503 fault (reason dom_queue), not a
 // security fault, and is not counted as a security failure.
 func TestNoDOMWorkerIs503(t *testing.T) {
-	f := newBudgetFront(t)
+	f := newBudgetFront(t, nil)
 	release, err := f.gw.budget.Acquire(0)
 	require.NoError(t, err)
 	resp := post(t, f.URL, signedRequest(t, f.k))
@@ -193,7 +196,7 @@ func TestNoDOMWorkerIs503(t *testing.T) {
 // accepted and forwarded, refused by the security stage, refused by the
 // gate, and a client gone mid-body.
 func TestBudgetReleased(t *testing.T) {
-	f := newBudgetFront(t)
+	f := newBudgetFront(t, nil)
 	signed := signedRequest(t, f.k)
 	tampered := strings.Replace(string(signed), "GetFiles", "GetFilez", 2)
 	tests := []struct {
@@ -228,4 +231,36 @@ func TestBudgetReleased(t *testing.T) {
 		assert.Zero(t, f.held())
 	})
 	assert.Zero(t, f.rejections("orders", budget.ReasonMemory))
+}
+
+// TestBodyOverWholeBudgetIs413: a plain envelope larger than the whole
+// budget could never be admitted: it is too large (413), not overloaded,
+// even when the route's maxBodyBytes allows it; declared or chunked.
+func TestBodyOverWholeBudgetIs413(t *testing.T) {
+	f := newBudgetFront(t, func(c *config.Config) { c.Server.Memory.InflightBytes = 4 << 10 })
+	body := `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>` +
+		strings.Repeat("x", 8<<10) + `</soapenv:Body></soapenv:Envelope>`
+	for _, tt := range []struct {
+		name    string
+		chunked bool
+	}{{"fail/declared", false}, {"fail/chunked", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			var r io.Reader = strings.NewReader(body)
+			if tt.chunked {
+				r = io.MultiReader(r)
+			}
+			resp, err := http.Post(f.URL+"/plain", "text/xml; charset=utf-8", r)
+			require.NoError(t, err)
+			resp.Body.Close()
+			assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
+			assert.Empty(t, resp.Header.Get("Retry-After"))
+		})
+	}
+	assert.Zero(t, f.arrived.Load())
+	assert.Zero(t, f.rejections("plain", budget.ReasonMemory))
+	assert.Zero(t, f.gw.budget.Held())
+	resp, err := http.Post(f.URL+"/plain", "text/xml; charset=utf-8", strings.NewReader(testEnvelope))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "a body within the budget passes")
 }
