@@ -23,7 +23,8 @@ const (
 // an upper bound of the live arrays, so that what a message costs beyond
 // its body is reserved before it is spent: an Element is about 150 bytes
 // and an Attr about 90, so a markup-dense message of a few MiB takes ten
-// times its size (issue 16). A few passes of bytes.Count cost well under a
+// times its size (issue 16). An encrypted message also needs room for the
+// copy each decryption makes. A few passes of bytes.Count cost well under a
 // millisecond per MiB.
 func scratchBytes(data []byte) int64 {
 	tags := int64(bytes.Count(data, []byte{'<'}) - bytes.Count(data, []byte("</")))
@@ -32,5 +33,11 @@ func scratchBytes(data []byte) int64 {
 	// attributes.
 	quotes := bytes.Count(data, []byte{'"'}) + bytes.Count(data, []byte{'\''})
 	attrs := min(int64(bytes.Count(data, []byte{'='})), int64(quotes/2), int64(len(data)/minAttrBytes))
-	return tags*elementSize + attrs*attrSize
+	n := tags*elementSize + attrs*attrSize
+	if bytes.Contains(data, []byte("EncryptedData")) {
+		// Each decryption splices the plaintext into a new copy of the
+		// message (splice): the old and the new one are live together.
+		n += int64(len(data))
+	}
+	return n
 }

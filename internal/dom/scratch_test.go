@@ -41,4 +41,10 @@ func TestScratchBytesBoundsTheGate(t *testing.T) {
 			assert.LessOrEqual(t, float64(est)/float64(actual), tt.most)
 		})
 	}
+	t.Run("ok/encrypted-counts-a-copy", func(t *testing.T) {
+		plain := []byte(`<a><b x="1"/></a>`)
+		enc := []byte(`<a><xenc:EncryptedData xmlns:xenc="http://www.w3.org/2001/04/xmlenc#"/></a>`)
+		assert.Equal(t, 2*elementSize+attrSize, scratchBytes(plain), "no copy for a message without encryption")
+		assert.Equal(t, 2*elementSize+attrSize+int64(len(enc)), scratchBytes(enc), "the arrays and one copy of the message")
+	})
 }
