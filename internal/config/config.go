@@ -66,6 +66,8 @@ type Server struct {
 	WriteTimeout time.Duration `mapstructure:"writeTimeout"`
 	// MaxHeaderBytes bounds the request line and headers.
 	MaxHeaderBytes ByteSize `mapstructure:"maxHeaderBytes"`
+	// Memory bounds what in-flight requests hold at once (memory.go).
+	Memory Memory `mapstructure:"memory"`
 }
 
 // Admin is the admin listener: /metrics, /healthz, /readyz, /debug/pprof,

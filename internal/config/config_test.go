@@ -101,7 +101,7 @@ func TestValidate(t *testing.T) {
 		"fail/same-port":        {func(c *Config) { c.Admin.Listen = c.Listen }, []string{"admin.listen"}},
 		"fail/log":              {func(c *Config) { c.Log = Log{Format: "xml", Level: "trace"} }, []string{"log.format", "log.level"}},
 		"fail/drain":            {func(c *Config) { c.Shutdown = Shutdown{Delay: -1, DrainTimeout: 0} }, []string{"shutdown.delay", "shutdown.drainTimeout"}},
-		"fail/server":           {func(c *Config) { c.Server = Server{WriteTimeout: -1} }, []string{"server.readHeaderTimeout", "server.idleTimeout", "server.writeTimeout", "server.maxHeaderBytes"}},
+		"fail/server":           {func(c *Config) { c.Server = Server{WriteTimeout: -1, Memory: DefaultMemory()} }, []string{"server.readHeaderTimeout", "server.idleTimeout", "server.writeTimeout", "server.maxHeaderBytes"}},
 		"fail/tls-half":         {func(c *Config) { c.TLS.CertFile = cert }, []string{"tls.keyFile"}},
 		"fail/tls-bad-files":    {func(c *Config) { c.TLS.CertFile, c.TLS.KeyFile = key, cert }, []string{"tls.certFile"}},
 		"fail/client-ca-no-tls": {func(c *Config) { c.TLS.ClientCAFile = cert }, []string{"tls.certFile"}},

@@ -30,6 +30,7 @@ func Default() Config {
 			ReadHeaderTimeout: 10 * time.Second,
 			IdleTimeout:       120 * time.Second,
 			MaxHeaderBytes:    64 << 10,
+			Memory:            DefaultMemory(),
 		},
 		Admin:    Admin{Listen: "127.0.0.1:9090"},
 		Log:      Log{Format: "json", Level: "info"},

@@ -18,6 +18,10 @@ type Templates struct {
 	// Defaults 10 and 20.
 	LearnPerSecond float64 `mapstructure:"learnPerSecond"`
 	LearnBurst     int     `mapstructure:"learnBurst"`
+	// MaxMessageBytes: larger messages always take the DOM engine and are
+	// never learned (their lookup counts as disabled); 0 means no bound.
+	// Default 1MiB: learning a message costs several times its size.
+	MaxMessageBytes ByteSize `mapstructure:"maxMessageBytes"`
 	// ShadowRate is the fraction of template-path messages verified again
 	// by the DOM engine; a disagreement rejects the message. Default 0.01.
 	ShadowRate float64 `mapstructure:"shadowRate"`
@@ -29,7 +33,7 @@ type Templates struct {
 
 // DefaultTemplates are the automaton's defaults.
 func DefaultTemplates() Templates {
-	return Templates{Enabled: true, MaxTemplates: 1000, MaxBytes: 64 << 20, LearnPerSecond: 10, LearnBurst: 20, ShadowRate: 0.01}
+	return Templates{Enabled: true, MaxTemplates: 1000, MaxBytes: 64 << 20, LearnPerSecond: 10, LearnBurst: 20, ShadowRate: 0.01, MaxMessageBytes: 1 << 20}
 }
 
 func (t Templates) validate(ps *Problems, key string) {
@@ -44,6 +48,9 @@ func (t Templates) validate(ps *Problems, key string) {
 	}
 	if t.LearnPerSecond <= 0 {
 		ps.add(key+".learnPerSecond", "must be positive, got %g", t.LearnPerSecond)
+	}
+	if t.MaxMessageBytes < 0 {
+		ps.add(key+".maxMessageBytes", "must not be negative (0 = no bound), got %d", int64(t.MaxMessageBytes))
 	}
 	if t.LearnBurst < 1 {
 		ps.add(key+".learnBurst", "must be at least 1, got %d", t.LearnBurst)

@@ -30,6 +30,7 @@ func (c *Config) Validate() error {
 	}
 	c.TLS.validate(&ps, "tls")
 	c.Server.validate(&ps, "server")
+	c.Server.Memory.validate(&ps, "server.memory")
 	checkOneOf(&ps, "log.format", c.Log.Format, "json", "text")
 	checkOneOf(&ps, "log.level", c.Log.Level, "debug", "info", "warn", "error")
 	checkNonNegative(&ps, "shutdown.delay", c.Shutdown.Delay)

@@ -28,7 +28,22 @@ type Engine struct {
 	// bufferLimit bounds an attachment held in memory
 	// (wss.MaxBufferedAttachment; tests lower it).
 	bufferLimit int64
+	// workers bounds the messages processed at once; nil: no bound.
+	workers Workers
 }
+
+// Workers bounds how many messages the engine processes at once and the
+// memory their work holds (the gateway's internal/budget.Budget, shared by
+// every route): each message holds the gate's element and attribute
+// arrays, which grow with its markup, not its size (issue 16). Acquire
+// waits a short time for a worker, reserves scratch bytes for it, or fails.
+type Workers interface {
+	Acquire(scratch int64) (release func(), err error)
+}
+
+// LimitWorkers makes every Process and ProcessAttachments take a worker of
+// w first. Call it before the engine is used.
+func (e *Engine) LimitWorkers(w Workers) { e.workers = w }
 
 // New returns an engine gating messages with cfg.
 func New(cfg xmlscan.Config) (*Engine, error) {
@@ -49,13 +64,22 @@ type scratch struct {
 // Process gates data, processes its Security header under policy p at time
 // now, and returns the verified facts. It does not check the facts against
 // the policy's requirements or the replay store: p.Check does, for either
-// engine. Every failure is a *wss.Error.
+// engine. Every failure is a *wss.Error, except that no worker was free
+// (LimitWorkers): that is the Workers' own error, not a verdict on the
+// message.
 func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result, error) {
 	return e.run(data, nil, p, now)
 }
 
 // run is Process, with the package's other parts when atts is not nil.
 func (e *Engine) run(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (*wss.Result, error) {
+	if e.workers != nil {
+		release, err := e.workers.Acquire(scratchBytes(data))
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
 	start := time.Now()
 	sc := e.docs.Get().(*scratch)
 	// The Result keeps no reference to the Documents, only to the bytes;

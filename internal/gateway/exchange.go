@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wssgw/wssgw/internal/limit"
+	"github.com/wssgw/wssgw/internal/budget"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
 	"github.com/wssgw/wssgw/internal/trust"
@@ -36,6 +37,7 @@ type exchange struct {
 	stalled   atomic.Bool     // the backend's body stalled (stall.go); set on the transport's timer
 	truncated bool            // the response was cut after its headers were sent
 	ticket    limit.Ticket    // the limits' places the request holds until finish (limits.go)
+	lease     *budget.Lease   // the body's bytes in the memory budget; nil when streamed (overload.go)
 }
 
 func (e *exchange) WriteHeader(code int) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wssgw/wssgw/internal/limit"
+	"github.com/wssgw/wssgw/internal/budget"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
 )
@@ -65,6 +66,7 @@ func classify(err error) failure {
 		bad      *malformedError
 		version  *versionError
 		limited  *limit.Refusal
+		over     *budget.OverloadError
 	)
 	switch {
 	case errors.Is(err, errDrainCut):
@@ -75,6 +77,11 @@ func classify(err error) failure {
 		// RFC 6585 §4; Retry-After is set by fail. The reason names no
 		// limit: which one refused is logged and counted.
 		return failure{http.StatusTooManyRequests, soap.Sender, "Too many requests: retry later", metrics.RateLimited, nil}
+	case errors.As(err, &over):
+		// The memory budget or the DOM-engine queue (overload.go): the
+		// message was not judged; the client may send it again after
+		// Retry-After (RFC 9110 §15.6.4), which fail sets.
+		return failure{http.StatusServiceUnavailable, soap.Receiver, "Service overloaded, retry later", metrics.Overloaded, nil}
 	case errors.As(err, &sec):
 		// One fault for every security failure (DESIGN.md §5.6): the
 		// reason is logged and counted, never sent, unless the policy
@@ -185,6 +192,9 @@ func (e *exchange) fail(err error) {
 	if f.status == http.StatusMethodNotAllowed {
 		h.Set("Allow", http.MethodPost)
 	}
+	if f.outcome == metrics.Overloaded {
+		overloadRetry(h, err)
+	}
 	if f.status == http.StatusRequestEntityTooLarge || f.outcome == metrics.BadRequest || f.outcome == metrics.ClientTimeout || f.outcome == metrics.DrainCut {
 		// The rest of the body was not read; the connection cannot be reused.
 		h.Set("Connection", "close")
@@ -207,6 +217,20 @@ func retryAfter(err error) int {
 		return 0
 	}
 	return max(1, int(math.Ceil(limited.RetryAfter.Seconds())))
+}
+
+// overloadRetry sets Retry-After for an overload refusal, and closes the
+// connection when the body was refused unread (memory): reading it only to
+// discard it would cost what the refusal saves.
+func overloadRetry(h http.Header, err error) {
+	var over *budget.OverloadError
+	if !errors.As(err, &over) {
+		return
+	}
+	h.Set("Retry-After", strconv.Itoa(max(1, int(over.RetryAfter/time.Second))))
+	if over.Reason == budget.ReasonMemory {
+		h.Set("Connection", "close")
+	}
 }
 
 // proxyError is the reverse proxy's error hook: it decides who is to blame

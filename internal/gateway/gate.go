@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wssgw/wssgw/internal/budget"
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/metrics"
 	wmime "github.com/wssgw/wssgw/internal/mime"
@@ -213,7 +214,7 @@ func readRequest(body io.Reader, size int64) ([]byte, error) {
 			return b, nil
 		case err != nil:
 			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
+			if errors.As(err, &tooLarge) || errors.Is(err, budget.ErrOverloaded) {
 				return nil, err
 			}
 			return nil, &clientBodyError{err}

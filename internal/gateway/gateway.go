@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wssgw/wssgw/internal/budget"
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/limit"
 	"github.com/wssgw/wssgw/internal/metrics"
@@ -25,6 +26,12 @@ type Gateway struct {
 	policies *policies
 	stop     context.CancelFunc // stops reloading response signing keys
 	limits   *limit.Set         // rate and concurrency limits (limits.go); outlives a reload
+	// budget bounds in-flight body bytes and DOM-engine work across
+	// routes (overload.go). It outlives a reload: the next Gateway takes
+	// it over (build with prev) so that requests in flight stay counted.
+	budget *budget.Budget
+	// budgetBytes is server.memory.inflightBytes (0: no bound).
+	budgetBytes int64
 }
 
 // New builds the gateway for a validated configuration.
@@ -38,8 +45,13 @@ func New(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Gateway, er
 func build(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev *Gateway) (*Gateway, error) {
 	pool := newBufferPool()
 	var prevPolicies *policies
+	var b *budget.Budget
 	if prev != nil {
-		prevPolicies = prev.policies
+		// The budget is shared, and reconfigured only once the build
+		// succeeded (adopt).
+		prevPolicies, b = prev.policies, prev.budget
+	} else {
+		b = budget.New(memoryLimits(cfg.Server.Memory), m)
 	}
 	ps, err := newPolicies(cfg, m, log, prevPolicies)
 	if err != nil {
@@ -56,7 +68,7 @@ func build(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev *Gatew
 			r.proxy.ErrorLog = newErrorLog(log.With("route", rc.Name), "proxy", nil)
 		}
 		if err == nil && rc.Policy != config.PolicyNone {
-			r.security, err = newSecurity(rc, ps.byName[rc.Policy], ps.metrics[rc.Policy], cfg.XML, cfg.MIME, ps.templates[rc.Policy], log)
+			r.security, err = newSecurity(rc, ps.byName[rc.Policy], ps.metrics[rc.Policy], cfg.XML, cfg.MIME, ps.templates[rc.Policy], log, b)
 		}
 		if err == nil && rc.Policy != config.PolicyNone {
 			err = attachResponder(ctx, r, rc.Policy, cfg.Policies[rc.Policy].Responses, cfg.XML, responders, m, log)
@@ -69,6 +81,7 @@ func build(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev *Gatew
 			ps.close()
 			return nil, err
 		}
+		m.WatchOverload(rc.Name)
 		routes = append(routes, r)
 	}
 	if f := cfg.Templates.ImportFile; f != "" && cfg.Templates.Enabled {
@@ -81,15 +94,27 @@ func build(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev *Gatew
 		log:      log,
 		policies: ps,
 		stop:     stop,
-		limits:   limit.NewSet(),
+		budget:   b,
+
+		budgetBytes: int64(cfg.Server.Memory.InflightBytes),
 	}
 	if prev != nil {
-		// Reconfigured by Server.reload once the build succeeded (carry.go).
+		// Reconfigured by Server.reload once the build succeeded (adopt).
 		g.limits = prev.limits
 		return g, nil
 	}
-	g.applyLimits(cfg)
+	g.limits = limit.NewSet()
+	g.adopt(cfg)
 	return g, nil
+}
+
+// adopt applies cfg to the state a gateway shares with the one it
+// replaces (carry.go): the memory budget and the limits. A reload calls it
+// only once the new gateway is built, so that a failed reload leaves them
+// as they were.
+func (g *Gateway) adopt(cfg *config.Config) {
+	g.budget.Reconfigure(memoryLimits(cfg.Server.Memory))
+	g.applyLimits(cfg)
 }
 
 // Close stops reloading key material and closes the replay store, as far
@@ -181,7 +206,13 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange, k
 	// The read deadline is per route, so it is set here rather than as the
 	// server's ReadTimeout; the server resets it for the next request.
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(rt.readTimeout))
-	e.body = &countingBody{rc: http.MaxBytesReader(w, r.Body, rt.maxBodyBytes)}
+	limit := g.bodyLimit(rt, kind)
+	rc, err := g.reserveBody(e, r, kind, http.MaxBytesReader(w, r.Body, limit), limit)
+	if err != nil {
+		e.fail(err)
+		return
+	}
+	e.body = &countingBody{rc: rc}
 	r.Body = e.body
 	ctype := r.Header.Get("Content-Type")
 	if rt.gate != nil {
@@ -257,11 +288,17 @@ func (g *Gateway) finish(e *exchange, r *http.Request) {
 			e.outcome = metrics.BackendFault
 		}
 	}
+	if e.lease != nil {
+		e.lease.Release()
+	}
 	elapsed := time.Since(e.start)
 	g.metrics.InFlight().Dec()
 	rm := g.unrouted
 	if e.route != nil {
 		rm = e.route.metrics
+		if e.outcome == metrics.Overloaded {
+			g.metrics.Overloaded(e.route.name, overloadReason(e.reason))
+		}
 	}
 	rm.Done(e.outcome, elapsed, e.received(), e.sent)
 	g.logRequest(r, e, elapsed)

@@ -93,6 +93,8 @@ func (g *Gateway) logRequest(r *http.Request, e *exchange, elapsed time.Duration
 		)
 		if errors.As(e.reason, &se) {
 			attrs = append(attrs, slog.String("reason", se.err.Reason.String()))
+		} else if why := overloadReason(e.reason); why != "" {
+			attrs = append(attrs, slog.String("reason", why))
 		}
 		if errors.As(e.reason, &limited) {
 			// Which limit refused (client_rate, signer_concurrency, ...)

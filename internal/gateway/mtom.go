@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/wssgw/wssgw/internal/budget"
 	"github.com/wssgw/wssgw/internal/metrics"
 	wmime "github.com/wssgw/wssgw/internal/mime"
 	"github.com/wssgw/wssgw/internal/soap"
@@ -37,6 +38,10 @@ func (s *security) secureMultipart(ctx context.Context, r *http.Request, body io
 		return nil, s.reject(fmt.Errorf("gateway: engine %T cannot verify attachments", s.engine))
 	}
 	res, root, err := s.policy.VerifyAttachments(ctx, engine, pkg.RootBytes, atts, s.now())
+	if errors.Is(err, budget.ErrOverloaded) {
+		_ = pkg.Close()
+		return res, err
+	}
 	s.observe(rm, res)
 	if err != nil {
 		_ = pkg.Close()
@@ -123,6 +128,9 @@ func readError(body io.Reader, err error) error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		return tooLarge
+	}
+	if errors.Is(err, budget.ErrOverloaded) {
+		return err
 	}
 	if errors.Is(err, wmime.ErrLimit) {
 		return &mimeLimitError{err: err}

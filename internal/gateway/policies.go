@@ -129,6 +129,7 @@ func compile(name string, cfg *config.Config, store replay.Store, ocsp *trust.OC
 		c.templates = template.NewStore(p, template.Options{
 			MaxTemplates: tc.MaxTemplates, MaxBytes: int(tc.MaxBytes),
 			LearnPerSecond: tc.LearnPerSecond, LearnBurst: tc.LearnBurst, ShadowRate: tc.ShadowRate,
+			MaxMessageBytes: int(tc.MaxMessageBytes),
 		}, m.Templates(name))
 	}
 	return c, nil

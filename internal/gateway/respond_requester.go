@@ -1,14 +1,11 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"crypto/x509"
-	"encoding/base64"
 	"net/http"
 
 	"github.com/wssgw/wssgw/internal/wss"
-	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
 // requester is what the response needs to know about the verified request:
@@ -60,53 +57,21 @@ func (r *requester) signatureValues() [][]byte {
 	return r.values
 }
 
-// signatureValues reads the SignatureValue of every ds:Signature of the
-// verified Security header from the plaintext document. wss.Result does not
-// carry them; the engine verified every signature of the header, so each
-// one found there is a verified one.
+// signatureValues are the verified SignatureValues of the request, in
+// document order: the engines verify every ds:Signature of the Security
+// header and record each one's value (wss.Signature.SignatureValue, which
+// the replay key uses too), so no second parse of the whole message is
+// needed (issue 16: that parse cost another set of gate arrays per
+// request).
 func signatureValues(res *wss.Result) [][]byte {
 	if len(res.Signatures) == 0 || res.Security[0] < 0 {
 		return nil
 	}
-	var d xmlscan.Document
-	if err := xmlscan.Scan(res.Document, &d); err != nil {
-		return nil // it passed the gate once; cannot happen
-	}
-	sec := -1
-	for e := range d.Elements {
-		if d.Elements[e].Start == res.Security[0] {
-			sec = e
-			break
-		}
-	}
-	if sec < 0 {
-		return nil
-	}
-	var out [][]byte
-	for c := d.FirstChild(sec); c >= 0; c = d.NextSibling(c) {
-		el := &d.Elements[c]
-		if el.Space != xmlscan.NamespaceDSig || el.Local != "Signature" {
-			continue
-		}
-		for v := d.FirstChild(c); v >= 0; v = d.NextSibling(v) {
-			if d.Elements[v].Space == xmlscan.NamespaceDSig && d.Elements[v].Local == "SignatureValue" {
-				if b, err := base64.StdEncoding.DecodeString(string(stripSpace(d.Text(v, nil)))); err == nil {
-					out = append(out, b)
-				}
-			}
+	out := make([][]byte, 0, len(res.Signatures))
+	for _, sig := range res.Signatures {
+		if len(sig.SignatureValue) > 0 {
+			out = append(out, sig.SignatureValue)
 		}
 	}
 	return out
-}
-
-// stripSpace drops the whitespace that base64Binary allows between
-// characters (XML Schema Part 2 §3.2.16).
-func stripSpace(b []byte) []byte {
-	return bytes.Map(func(r rune) rune {
-		switch r {
-		case ' ', '\t', '\r', '\n':
-			return -1
-		}
-		return r
-	}, b)
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wssgw/wssgw/internal/budget"
 	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/crypto"
@@ -86,6 +87,10 @@ func (s *security) secure(ctx context.Context, r *http.Request, body io.Reader, 
 		return nil, nil, err
 	}
 	res, out, err := s.policy.Verify(ctx, s.engine, data, s.now())
+	if errors.Is(err, budget.ErrOverloaded) {
+		// No verdict on the message: no DOM worker was free (overload.go).
+		return nil, res, err
+	}
 	s.observe(rm, res)
 	if err != nil {
 		return nil, res, s.reject(err)
@@ -234,12 +239,13 @@ var c14nLabels = map[string]string{
 }
 
 // newSecurity builds the security stage of a route whose policy is not none.
-func newSecurity(rc config.Route, p *wss.Policy, pm *metrics.PolicyMetrics, limits config.XMLLimits, mimeLimits config.MIMELimits, ts *template.Store, log *slog.Logger) (*security, error) {
+func newSecurity(rc config.Route, p *wss.Policy, pm *metrics.PolicyMetrics, limits config.XMLLimits, mimeLimits config.MIMELimits, ts *template.Store, log *slog.Logger, workers dom.Workers) (*security, error) {
 	sc := requestGateConfig(rc, limits)
 	d, err := dom.New(sc)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: route %s: %w", rc.Name, err)
 	}
+	d.LimitWorkers(workers)
 	var e wss.Engine = d
 	if ts != nil {
 		// Routes of one policy share its templates; each matches with its

@@ -123,7 +123,7 @@ func (s *Server) reload(cfg *config.Config) error {
 		return err
 	}
 	commit(prev.gw, gw)
-	gw.applyLimits(cfg)
+	gw.adopt(cfg)
 	if tc != nil {
 		s.tls.Store(tc)
 	}

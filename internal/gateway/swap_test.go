@@ -576,3 +576,37 @@ func TestReloadCarriesLimits(t *testing.T) {
 	st, _ = r.call(t, "/a")
 	assert.Equal(t, http.StatusOK, st, "the reload did not lift the limit")
 }
+
+// TestReloadCarriesBudget: the memory budget is one object for the process:
+// a reload keeps it (requests in flight on the old gateway stay counted)
+// and applies the new server.memory to it; a failed reload does not.
+func TestReloadCarriesBudget(t *testing.T) {
+	b := named(t, "a")
+	withBudget := func(n config.ByteSize) *config.Config {
+		cfg := routes(t, "/a", b.URL)
+		cfg.Server.Memory.InflightBytes = n
+		require.NoError(t, cfg.Validate())
+		return cfg
+	}
+	r := newReloadable(t, withBudget(1<<20))
+	before := r.live.Load().gw.budget
+	require.NoError(t, r.reload(withBudget(2<<20), nil))
+	after := r.live.Load().gw.budget
+	require.Same(t, before, after)
+	assert.Equal(t, float64(2<<20), budgetGauge(t, r.metrics))
+	require.Error(t, r.reload(nil, errors.New("broken")))
+	assert.Equal(t, float64(2<<20), budgetGauge(t, r.metrics))
+}
+
+func budgetGauge(t *testing.T, m *metrics.Metrics) float64 {
+	t.Helper()
+	fams, err := m.Registry().Gather()
+	require.NoError(t, err)
+	for _, fam := range fams {
+		if fam.GetName() == metrics.NameMemoryBudget {
+			return fam.Metric[0].Gauge.GetValue()
+		}
+	}
+	t.Fatalf("no %s", metrics.NameMemoryBudget)
+	return 0
+}

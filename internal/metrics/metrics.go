@@ -48,6 +48,8 @@ type Metrics struct {
 	reloads *reloads
 	// replay store resets (replayreset.go)
 	replayResets *replayResets
+	// the memory budget (memory.go)
+	mem *memory
 }
 
 // New builds a private registry with the gateway's metrics and the Go and
@@ -114,6 +116,8 @@ func New(build BuildInfo) *Metrics {
 	reg.MustRegister(m.reloads.collectors()...)
 	m.replayResets = newReplayResets()
 	reg.MustRegister(m.replayResets.collectors()...)
+	m.mem = newMemory()
+	reg.MustRegister(m.mem.collectors()...)
 	reg.MustRegister(m.requests, m.duration, m.backend, m.received, m.sent, m.inFlight, m.readiness, info,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -81,6 +81,13 @@ const (
 	// messages created before it are refused.
 	NameReplayStoreResets      = Namespace + "_replay_store_resets_total"
 	NameReplayStoreResetWindow = Namespace + "_replay_store_reset_window"
+	// The memory budget (server.memory, internal/budget): request body
+	// bytes held by in-flight requests, the budget they are held to, and
+	// requests refused with 503 because of it, by route and reason
+	// (OverloadReasons).
+	NameMemoryInflight     = Namespace + "_memory_inflight_bytes"
+	NameMemoryBudget       = Namespace + "_memory_budget_bytes"
+	NameOverloadRejections = Namespace + "_overload_rejections_total"
 )
 
 // Label names.

@@ -26,6 +26,7 @@ const (
 	ClientAbortedUpload                  // client closed or reset the connection mid-body: nothing to answer
 	BackendStalled                       // backend body made no progress for timeouts.backendBodyIdle: 504, or the connection cut
 	RateLimited                          // refused by a rate or concurrency limit (routes[].limits): 429
+	Overloaded                           // over the memory budget or no DOM-engine worker in time: 503 with Retry-After
 	numOutcomes
 )
 
@@ -49,6 +50,7 @@ var outcomeNames = [numOutcomes]string{
 	ClientAbortedUpload:   "client_aborted_upload",
 	BackendStalled:        "backend_stalled",
 	RateLimited:           "rate_limited",
+	Overloaded:            "overloaded",
 }
 
 // String is the outcome's label value.

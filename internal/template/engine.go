@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wssgw/wssgw/internal/budget"
 	"github.com/wssgw/wssgw/internal/dom"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/wss"
@@ -60,7 +61,7 @@ const maxVisits = 64
 // Process verifies data on the template path when a template matches, else
 // on the DOM engine (learning from it when it accepts).
 func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result, error) {
-	if e.store == nil || p != e.store.policy {
+	if !e.applies(data, p) {
 		res, err := e.dom.Process(data, p, now)
 		if res != nil {
 			res.Lookup = metrics.LookupDisabled
@@ -104,6 +105,16 @@ func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result
 	}
 	res.Lookup, res.MatchTime, res.ProcessTime = metrics.LookupHit, match, time.Since(start)
 	return res, err
+}
+
+// applies reports whether the template path is for data under policy p:
+// templates on for p, and data within the store's MaxMessageBytes.
+func (e *Engine) applies(data []byte, p *wss.Policy) bool {
+	if e.store == nil || p != e.store.policy {
+		return false
+	}
+	limit := e.store.opts.MaxMessageBytes
+	return limit <= 0 || len(data) <= limit
 }
 
 func (e *Engine) put(r *run) {
@@ -186,6 +197,10 @@ func (e *Engine) selfCheck(t *Template, data []byte, res *wss.Result, p *wss.Pol
 // disagreement rejects the message (DESIGN.md §4).
 func (e *Engine) shadow(t *Template, data []byte, p *wss.Policy, now time.Time, res *wss.Result, err error) error {
 	dres, derr := e.dom.Process(data, p, now)
+	if errors.Is(derr, budget.ErrOverloaded) {
+		// No DOM worker free: the sample is skipped, not a disagreement.
+		return nil
+	}
 	diff := Compare(res, err, dres, derr, p)
 	if diff == "" {
 		e.store.shadowResult(metrics.ShadowAgree)

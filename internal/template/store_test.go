@@ -69,6 +69,29 @@ func TestStoreBounds(t *testing.T) {
 		require.NoError(t, err)
 		assert.Zero(t, f.store.Len(), "a template above maxBytes is not kept")
 	})
+	t.Run("ok/within-max-message-bytes", func(t *testing.T) {
+		o := testOptions()
+		o.MaxMessageBytes = 64 << 10
+		f := newFixture(t, nil, o)
+		m := f.shapes(t, 1)[0]
+		for range 2 {
+			_, err := f.engine.Process(m, f.policy, f.now)
+			require.NoError(t, err)
+		}
+		assert.Equal(t, 1, f.store.Len())
+	})
+	t.Run("fail/over-max-message-bytes", func(t *testing.T) {
+		o := testOptions()
+		o.MaxMessageBytes = 100
+		f := newFixture(t, nil, o)
+		m := f.shapes(t, 1)[0]
+		for range 2 {
+			res, err := f.engine.Process(m, f.policy, f.now)
+			require.NoError(t, err, "a large message is still verified, by the DOM engine")
+			assert.Equal(t, metrics.LookupDisabled, res.Lookup)
+		}
+		assert.Zero(t, f.store.Len(), "a message over maxMessageBytes is not learned")
+	})
 }
 
 // TestConcurrentLearnAndMatch runs matching and learning at once (run it

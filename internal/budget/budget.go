@@ -1,0 +1,123 @@
+package budget
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// ErrOverloaded is what every refusal matches with errors.Is.
+var ErrOverloaded = errors.New("budget: overloaded")
+
+// Reasons of a refusal: the values of the reason label of
+// wssgw_overload_rejections_total and of the request log.
+const (
+	ReasonMemory = "memory"    // the in-flight body bytes would exceed the budget
+	ReasonQueue  = "dom_queue" // no DOM-engine worker freed up within the queue wait
+)
+
+// OverloadError is a refused reservation or a queue wait that ran out.
+type OverloadError struct {
+	Reason string
+	// Want, Held and Limit are the bytes asked for, held by all requests
+	// and allowed (ReasonMemory), or the workers (ReasonQueue).
+	Want, Held, Limit int64
+	// RetryAfter is the Retry-After the client gets.
+	RetryAfter time.Duration
+}
+
+func (e *OverloadError) Error() string {
+	if e.Reason == ReasonQueue {
+		return fmt.Sprintf("budget: all %d DOM-engine workers busy, queue wait over", e.Limit)
+	}
+	return fmt.Sprintf("budget: in-flight request bytes over budget: %d held + %d wanted > %d", e.Held, e.Want, e.Limit)
+}
+
+// Is makes every OverloadError match ErrOverloaded.
+func (e *OverloadError) Is(target error) bool { return target == ErrOverloaded }
+
+// Limits are the bounds. A zero Bytes or Workers means unbounded.
+type Limits struct {
+	// Bytes bounds the request body bytes held by all in-flight requests.
+	Bytes int64
+	// Workers bounds the messages on the DOM engine at once.
+	Workers int
+	// QueueWait is how long a message waits for a worker.
+	QueueWait time.Duration
+	// RetryAfter is sent with a refusal.
+	RetryAfter time.Duration
+}
+
+// Observer is told the bytes held and the budget whenever they change
+// (the metrics gauges).
+type Observer interface {
+	MemoryHeld(bytes int64)
+	MemoryBudget(bytes int64)
+}
+
+// Budget is the bound on in-flight bytes and DOM-engine workers. It is safe
+// for concurrent use.
+type Budget struct {
+	mu    sync.Mutex
+	lim   Limits
+	held  int64
+	busy  int
+	queue []chan struct{} // waiting for a worker, oldest first
+	obs   Observer
+}
+
+// New returns a Budget with limits l; obs may be nil.
+func New(l Limits, obs Observer) *Budget {
+	b := &Budget{obs: obs}
+	b.Reconfigure(l)
+	return b
+}
+
+// Reconfigure applies new limits in place, for a configuration reload.
+// What requests hold stays counted: a lower byte budget refuses new
+// requests until enough of the old ones end; more workers wake queued
+// messages at once, fewer take effect as workers finish.
+func (b *Budget) Reconfigure(l Limits) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.lim = l
+	for len(b.queue) > 0 && (l.Workers <= 0 || b.busy < l.Workers) {
+		b.grant()
+	}
+	if b.obs != nil {
+		b.obs.MemoryBudget(l.Bytes)
+	}
+}
+
+// Held reports the bytes reserved by all leases.
+func (b *Budget) Held() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.held
+}
+
+// reserve takes n more bytes, or none and an *OverloadError.
+func (b *Budget) reserve(n int64) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.lim.Bytes > 0 && b.held+n > b.lim.Bytes {
+		return &OverloadError{Reason: ReasonMemory, Want: n, Held: b.held, Limit: b.lim.Bytes, RetryAfter: b.lim.RetryAfter}
+	}
+	b.held += n
+	b.observe()
+	return nil
+}
+
+func (b *Budget) release(n int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.held -= n
+	b.observe()
+}
+
+func (b *Budget) observe() {
+	if b.obs != nil {
+		b.obs.MemoryHeld(b.held)
+	}
+}

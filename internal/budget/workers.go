@@ -1,0 +1,93 @@
+package budget
+
+import (
+	"sync"
+	"time"
+)
+
+// Acquire takes a DOM-engine worker, waiting up to the queue wait for one
+// to free up, and reserves scratch bytes for its work; release gives both
+// back. It fails with an *OverloadError when the wait runs out (ReasonQueue)
+// or the scratch bytes do not fit (ReasonMemory). Waiters are served in
+// arrival order, so a steady stream cannot starve an early one.
+func (b *Budget) Acquire(scratch int64) (release func(), err error) {
+	giveBack, err := b.worker()
+	if err != nil {
+		return nil, err
+	}
+	if err := b.reserve(scratch); err != nil {
+		giveBack()
+		return nil, err
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.release(scratch)
+			giveBack()
+		})
+	}, nil
+}
+
+// worker takes a worker, waiting up to the queue wait.
+func (b *Budget) worker() (release func(), err error) {
+	b.mu.Lock()
+	lim := b.lim
+	if lim.Workers <= 0 || (b.busy < lim.Workers && len(b.queue) == 0) {
+		b.busy++
+		b.mu.Unlock()
+		return b.releaser(), nil
+	}
+	if lim.QueueWait <= 0 {
+		b.mu.Unlock()
+		return nil, b.queueFull(lim)
+	}
+	ch := make(chan struct{})
+	b.queue = append(b.queue, ch)
+	b.mu.Unlock()
+	t := time.NewTimer(lim.QueueWait)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return b.releaser(), nil
+	case <-t.C:
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, c := range b.queue {
+		if c == ch {
+			b.queue = append(b.queue[:i], b.queue[i+1:]...)
+			return nil, b.queueFull(lim)
+		}
+	}
+	// Granted between the timer and the lock: the worker is ours.
+	return b.releaser(), nil
+}
+
+// releaser gives a worker back once, however often it is called.
+func (b *Budget) releaser() func() {
+	var once sync.Once
+	return func() { once.Do(b.done) }
+}
+
+func (b *Budget) queueFull(lim Limits) error {
+	return &OverloadError{Reason: ReasonQueue, Limit: int64(lim.Workers), RetryAfter: lim.RetryAfter}
+}
+
+// done gives a worker back: to the oldest waiter if the limit allows,
+// else to the pool.
+func (b *Budget) done() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.busy--
+	if len(b.queue) > 0 && (b.lim.Workers <= 0 || b.busy < b.lim.Workers) {
+		b.grant()
+	}
+}
+
+// grant hands a worker to the oldest waiter; b.mu is held.
+func (b *Budget) grant() {
+	ch := b.queue[0]
+	b.queue = b.queue[1:]
+	b.busy++
+	close(ch)
+}

@@ -1,0 +1,51 @@
+package config
+
+import "time"
+
+// Memory bounds what in-flight requests hold at once, across all routes
+// (internal/budget, issue 16): without it, memory grows with the number of
+// large requests in flight until the container is OOM-killed.
+type Memory struct {
+	// InflightBytes bounds the request body bytes held in memory by all
+	// in-flight requests together: a request reserves its Content-Length
+	// before its body is read (a chunked one as it is read); one that does
+	// not fit gets 503 with Retry-After. Bodies streamed unread
+	// (unsafeSkipGate) and MTOM attachments spooled to disk hold none. A
+	// plain envelope larger than the whole budget gets 413, whatever the
+	// route's maxBodyBytes. 0 means no bound.
+	InflightBytes ByteSize `mapstructure:"inflightBytes"`
+	// DOMWorkers bounds the messages on the DOM engine at once (template
+	// hits do not count); 0 means GOMAXPROCS.
+	DOMWorkers int `mapstructure:"domWorkers"`
+	// QueueWait is how long a message waits for a DOM worker before it gets
+	// 503; 0 means it does not wait.
+	QueueWait time.Duration `mapstructure:"queueWait"`
+	// RetryAfter is the Retry-After header of those 503s, in whole seconds.
+	RetryAfter time.Duration `mapstructure:"retryAfter"`
+}
+
+// Memory defaults: sized for the chart's default 256Mi memory limit
+// (docs/operations.md, "Memory budget").
+const (
+	DefaultInflightBytes ByteSize = 32 << 20
+	DefaultQueueWait              = 500 * time.Millisecond
+	DefaultRetryAfter             = time.Second
+)
+
+// DefaultMemory returns the memory defaults.
+func DefaultMemory() Memory {
+	return Memory{InflightBytes: DefaultInflightBytes, QueueWait: DefaultQueueWait, RetryAfter: DefaultRetryAfter}
+}
+
+func (m Memory) validate(ps *Problems, key string) {
+	if m.InflightBytes < 0 {
+		ps.add(key+".inflightBytes", "must not be negative, got %d", int64(m.InflightBytes))
+	}
+	if m.DOMWorkers < 0 {
+		ps.add(key+".domWorkers", "must not be negative (0 = GOMAXPROCS), got %d", m.DOMWorkers)
+	}
+	checkNonNegative(ps, key+".queueWait", m.QueueWait)
+	if m.RetryAfter < time.Second || m.RetryAfter%time.Second != 0 {
+		ps.add(key+".retryAfter", "must be whole seconds, at least 1s, got %s", m.RetryAfter)
+	}
+}
