@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/wssgw/wssgw/internal/limit"
 	"github.com/wssgw/wssgw/internal/budget"
+	"github.com/wssgw/wssgw/internal/limit"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
 	"github.com/wssgw/wssgw/internal/trust"

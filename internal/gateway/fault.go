@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/wssgw/wssgw/internal/limit"
 	"github.com/wssgw/wssgw/internal/budget"
+	"github.com/wssgw/wssgw/internal/limit"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
 )
