@@ -128,3 +128,38 @@ func TestMixVerifies(t *testing.T) {
 		t.Errorf("optional present %d / absent %d, escaped %d, non-ASCII %d: each must occur", withComment, withoutComment, escaped, nonASCII)
 	}
 }
+
+// TestFloor: the floor finds every signed part of both stacks' messages
+// and its signature check fails on a changed SignedInfo, so it does the
+// real verification work.
+func TestFloor(t *testing.T) {
+	g, e, _ := testGenerator(t, 5)
+	for range 10 {
+		m, err := g.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := floorOf(e.gate, m.signed, g.kp.Certificate.PublicKey)
+		if err != nil {
+			t.Fatalf("%s %s: %v", m.stack, m.op, err)
+		}
+		// Timestamp, Body and the stack's addressing headers.
+		if want := 2 + len(stackNamed(t, m.stack).headers); len(f.parts) != want {
+			t.Errorf("%s: %d signed parts, want %d", m.stack, len(f.parts), want)
+		}
+		f.signedInfo = bytes.Replace(f.signedInfo, []byte("Reference"), []byte("Referencf"), 1)
+		if f.run() == nil {
+			t.Errorf("%s: floor verified a changed SignedInfo", m.stack)
+		}
+	}
+}
+
+func stackNamed(t *testing.T, name string) *stack {
+	for i := range stacks {
+		if stacks[i].name == name {
+			return &stacks[i]
+		}
+	}
+	t.Fatalf("no stack %q", name)
+	return nil
+}
