@@ -10,7 +10,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 GOFILES  = $(shell find . -name '*.go' -not -path './.cache/*')
 
-.PHONY: all build run test fmt-check vet lint unit bench bench-proxy bench-mtom bench-mtom-responses bench-memory interop-wss4j clean deploy-check
+.PHONY: all build run test fmt-check vet lint unit bench bench-proxy bench-mtom bench-mtom-responses bench-memory bench-templates interop-wss4j clean deploy-check
 
 all: build
 
@@ -57,6 +57,12 @@ bench-mtom: build
 BENCH_MTOM_RESPONSES_FLAGS ?= -sizes 1MiB,16MiB,256MiB,1GiB
 bench-mtom-responses: build
 	$(GO) run ./bench/mtom -wssgw bin/wssgw -scenario responses $(BENCH_MTOM_RESPONSES_FLAGS)
+
+## bench-templates: the template automaton on a realistic signed mix (issue 14), in-process:
+## hit ratio after warm-up, templates held, µs/msg template vs floor vs DOM, goals beside them.
+BENCH_TEMPLATES_FLAGS ?=
+bench-templates:
+	$(GO) run ./bench/templates $(BENCH_TEMPLATES_FLAGS)
 
 ## bench-memory: wssgw's peak RSS (GOMEMLIMIT as the chart sets it) with 1, 10 and 32 concurrent
 ## ~7 MiB signed requests, valid and tampered, while small signed requests run: against the
