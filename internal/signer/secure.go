@@ -73,11 +73,17 @@ func Secure(envelope []byte, o Options) ([]byte, error) {
 	}
 	digests := make([][]byte, len(p.refs))
 	h := newDigest(r.DigestAlgorithm)
+	var replace c14n.Replacer
+	if r.XOP != nil {
+		if replace, err = xopReplacer(doc, idx, r.XOP); err != nil {
+			return nil, err
+		}
+	}
 	for i, rf := range p.refs {
 		h.Reset()
 		// XMLDSig §4.4.3.3: a bare "#id" selects the element without
 		// comments; exc-c14n is the single transform (BSP R5423).
-		if err := c14n.ExclusiveTo(h, doc, idx[i], prefixesIf(r, rf.prefixes), false); err != nil {
+		if err := canonicalize(h, doc, idx[i], prefixesIf(r, rf.prefixes), replace); err != nil {
 			return nil, fmt.Errorf("signer: canonicalize #%s: %w", rf.id, err)
 		}
 		digests[i] = h.Sum(nil)
@@ -110,6 +116,15 @@ func Secure(envelope []byte, o Options) ([]byte, error) {
 		return nil, fmt.Errorf("signer: secured message fails the gate: %w", err)
 	}
 	return msg, nil
+}
+
+// canonicalize writes the exclusive canonical form of element elem,
+// with the xop:Includes replace claims written as their parts' base64.
+func canonicalize(w io.Writer, d *xmlscan.Document, elem int, prefixes []string, replace c14n.Replacer) error {
+	if replace == nil {
+		return c14n.ExclusiveTo(w, d, elem, prefixes, false)
+	}
+	return c14n.CanonicalizeToReplacing(w, c14n.AlgExcC14N, d, elem, prefixes, replace)
 }
 
 // secureSlack is room for the DigestValues and the SignatureValue that
