@@ -23,11 +23,11 @@ type XOPParts func(cid string) (r io.ReadCloser, ok bool, err error)
 // materialized. Every xop:Include must lie inside one of the signed
 // elements: a part it names would otherwise travel unsigned.
 //
-// The base64 is in the MIME form, 76-character lines separated by CR LF
-// (which C14N writes "&#xD;\n"): that is what WSS4J inlines before it
-// verifies an MTOM message (expandXOPInclude, Santuario's
-// XMLUtils.encodeToString), so a stock stack computes the same digest. The
-// project's verifier accepts this form and the unbroken one.
+// The base64 is one unbroken line (XOP 1.0 §3.2's canonical lexical
+// form): WSS4J 4 inlines it so before it verifies an MTOM message
+// (expandXopInclude with Santuario's ignoreLineBreaks, checked against
+// the interop peer; the 76-column MIME form fails there). The project's
+// verifier accepts this form and the MIME one.
 func xopReplacer(d *xmlscan.Document, signed []int, open XOPParts) (c14n.Replacer, error) {
 	cids := map[int]string{}
 	seen := map[string]bool{}
@@ -59,7 +59,7 @@ func xopReplacer(d *xmlscan.Document, signed []int, open XOPParts) (c14n.Replace
 		if !ok {
 			return nil, false
 		}
-		return func(w io.Writer) error { return writeBase64Lines(w, open, cid) }, true
+		return func(w io.Writer) error { return writeBase64(w, open, cid) }, true
 	}, nil
 }
 
@@ -73,9 +73,8 @@ func inside(d *xmlscan.Document, i int, roots []int) bool {
 	return false
 }
 
-// writeBase64Lines writes the base64 of part cid to w in 76-character
-// lines (RFC 2045 §6.8), canonical CR LF between them.
-func writeBase64Lines(w io.Writer, open XOPParts, cid string) error {
+// writeBase64 writes the base64 of part cid to w, one unbroken line.
+func writeBase64(w io.Writer, open XOPParts, cid string) error {
 	r, ok, err := open(cid)
 	if err != nil {
 		return fmt.Errorf("signer: attachment <%s>: %w", cid, err)
@@ -84,40 +83,9 @@ func writeBase64Lines(w io.Writer, open XOPParts, cid string) error {
 		return fmt.Errorf("%w: xop:Include of a missing attachment <%s>", ErrEnvelope, cid)
 	}
 	defer r.Close()
-	enc := base64.NewEncoder(base64.StdEncoding, &mimeLines{w: w})
+	enc := base64.NewEncoder(base64.StdEncoding, w)
 	if _, err := io.Copy(enc, r); err != nil {
 		return fmt.Errorf("signer: attachment <%s>: %w", cid, err)
 	}
 	return enc.Close()
-}
-
-// mimeLines breaks base64 text into 76-character lines separated by the
-// canonical form of CR LF, none after the last line (Java's
-// Base64.getMimeEncoder).
-type mimeLines struct {
-	w   io.Writer
-	col int
-}
-
-const mimeLineLen = 76
-
-var canonicalCRLF = []byte("&#xD;\n")
-
-func (l *mimeLines) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		if l.col == mimeLineLen {
-			if _, err := l.w.Write(canonicalCRLF); err != nil {
-				return 0, err
-			}
-			l.col = 0
-		}
-		k := min(mimeLineLen-l.col, len(p))
-		if _, err := l.w.Write(p[:k]); err != nil {
-			return 0, err
-		}
-		l.col += k
-		p = p[k:]
-	}
-	return n, nil
 }
