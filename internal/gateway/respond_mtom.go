@@ -15,9 +15,8 @@ import (
 )
 
 var (
-	errResponseSwA       = errors.New("SwA responses need responses.mode streaming")
 	errResponseUnsigned  = errors.New("an attachment no xop:Include in the Body references would go out unsigned")
-	errResponseEncrypted = errors.New("encryptForRequester and strictXOP cannot encrypt an MTOM response in buffered mode")
+	errResponseEncrypted = errors.New("encryptForRequester and strictXOP cannot encrypt an MTOM/SwA response in buffered mode")
 )
 
 // bufferedPackage signs an MTOM response with a standard WS-Security
@@ -31,8 +30,10 @@ var (
 //
 // Every attachment must be named by an xop:Include inside the Body: a part
 // that nothing signed would reach the partner looking as trusted as the
-// rest. SwA (cid: references signed with the Attachment Content Signature
-// Transform) is not done here yet.
+// rest. An SwA package (type text/xml or application/soap+xml) gets one
+// cid: Reference per attachment with the
+// Attachment-Content-Signature-Transform instead (SwA Profile 1.1 §5), as
+// WSS4J verifies it.
 func (rs *responder) bufferedPackage(rt *route, resp *http.Response) error {
 	lim := rs.mime
 	lim.MaxRootSize = min(lim.MaxRootSize, int64(rs.cfg.MaxBufferedSize))
@@ -72,12 +73,10 @@ func packageFault(err error) bool {
 // signPackage checks pkg's root and references and returns the signed
 // root part.
 func (rs *responder) signPackage(rt *route, pkg *wmime.Package, req *requester) ([]byte, error) {
-	if !pkg.IsXOP() {
-		return nil, errResponseSwA
-	}
 	if err := soap.CheckCharset(pkg.Root.ContentType()); err != nil {
 		return nil, fmt.Errorf("root part: %w", err)
 	}
+	// ResolveXOP (inside) refuses any xop:Include in an SwA package.
 	if err := rs.checkIncludes(pkg); err != nil {
 		return nil, err
 	}
@@ -88,13 +87,20 @@ func (rs *responder) signPackage(rt *route, pkg *wmime.Package, req *requester) 
 	if o.EncryptFor != nil {
 		return nil, errResponseEncrypted
 	}
-	o.XOP = func(cid string) (io.ReadCloser, bool, error) {
-		part, ok := pkg.Attachment(cid)
-		if !ok {
-			return nil, false, nil
+	if pkg.IsXOP() {
+		o.XOP = func(cid string) (io.ReadCloser, bool, error) {
+			part, ok := pkg.Attachment(cid)
+			if !ok {
+				return nil, false, nil
+			}
+			r, err := part.Open()
+			return r, true, err
 		}
-		r, err := part.Open()
-		return r, true, err
+	} else {
+		for _, a := range pkg.Attachments {
+			o.SwA = append(o.SwA, signer.SwAPart{ContentID: a.ContentID(), Header: a.Header(), Open: a.Open})
+		}
+		o.SwAMaxXML = int64(rs.cfg.MaxBufferedSize)
 	}
 	start := time.Now()
 	out, err := signer.Secure(pkg.RootBytes, o)
@@ -120,6 +126,9 @@ func (rs *responder) checkIncludes(pkg *wmime.Package) error {
 		if body >= 0 && body < inc.Elem && inc.Elem < d.Elements[body].Next {
 			referenced[inc.Part.ContentID()] = true
 		}
+	}
+	if !pkg.IsXOP() {
+		return nil // SwA: every part gets its own Reference
 	}
 	if err := pkg.CheckReferenced(referenced); err != nil {
 		return fmt.Errorf("%w: %w", errResponseUnsigned, err)

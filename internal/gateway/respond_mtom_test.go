@@ -116,8 +116,11 @@ func TestRespondBufferedMTOMRefused(t *testing.T) {
 			`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Header><h:X xmlns:h="urn:h">`+
 			`<xop:Include xmlns:xop="http://www.w3.org/2004/08/xop/include" href="cid:a@b"/></h:X></soapenv:Header><soapenv:Body/></soapenv:Envelope>`+
 			"\r\n--B\r\nContent-ID: <a@b>\r\n\r\nunsigned\r\n--B--\r\n")
-	swa := rawBackend(t, `multipart/related; type="text/xml"; start="<r@b>"; boundary=B`,
-		"--B\r\nContent-ID: <r@b>\r\nContent-Type: text/xml\r\n\r\n"+okResponse+"\r\n--B\r\nContent-ID: <a@b>\r\n\r\nx\r\n--B--\r\n")
+	swaXOP := rawBackend(t, `multipart/related; type="text/xml"; start="<r@b>"; boundary=B`,
+		"--B\r\nContent-ID: <r@b>\r\nContent-Type: text/xml\r\n\r\n"+
+			`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><m:F xmlns:m="urn:m">`+
+			`<xop:Include xmlns:xop="http://www.w3.org/2004/08/xop/include" href="cid:a@b"/></m:F></soapenv:Body></soapenv:Envelope>`+
+			"\r\n--B\r\nContent-ID: <a@b>\r\n\r\nunsigned\r\n--B--\r\n")
 	for _, tc := range []struct {
 		name, backend string
 		responses     func(r *config.Responses)
@@ -125,7 +128,7 @@ func TestRespondBufferedMTOMRefused(t *testing.T) {
 		{"fail/malformed", rawBackend(t, `multipart/related; type="application/xop+xml"; boundary=x`, "--x--").URL, nil},
 		{"fail/unreferenced-attachment", unreferenced.URL, nil},
 		{"fail/include-outside-body", inHeader.URL, nil},
-		{"fail/swa", swa.URL, nil},
+		{"fail/xop-include-in-swa", swaXOP.URL, nil},
 		{"fail/encrypt-for-requester", mtomBackend(t, [][]byte{[]byte("x")}, 0).URL, func(r *config.Responses) {
 			r.EncryptForRequester, r.KeyReference = true, config.KeyRefIssuerSerial
 		}},
@@ -251,5 +254,63 @@ func packageParts(t *testing.T, ctype string, body []byte) [][]byte {
 		b, err := io.ReadAll(p)
 		require.NoError(t, err)
 		out = append(out, b)
+	}
+}
+
+// swaParts are an SwA response's attachments: text with bare LF line ends
+// (the content transform digests them as CR LF), XML, and binary.
+var swaParts = []struct{ cid, ctype, body string }{
+	{"text@backend", "text/plain; charset=UTF-8", "line 1\nline 2\n"},
+	{"xml@backend", "application/xml", `<r xmlns="urn:r"><n a='1'>v</n></r>`},
+	{"bin@backend", "application/octet-stream", "\x00\x01\xfe\xff binary"},
+}
+
+// swaBackend answers an SwA package: a plain SOAP root and swaParts.
+func swaBackend(t *testing.T) *httptest.Server {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("--B\r\nContent-ID: <root@backend>\r\nContent-Type: text/xml; charset=UTF-8\r\n\r\n" + okResponse)
+	for _, p := range swaParts {
+		b.WriteString("\r\n--B\r\nContent-ID: <" + p.cid + ">\r\nContent-Type: " + p.ctype + "\r\n\r\n" + p.body)
+	}
+	b.WriteString("\r\n--B--\r\n")
+	return rawBackend(t, `multipart/related; type="text/xml"; start="<root@backend>"; boundary=B`, b.String())
+}
+
+// TestRespondBufferedSwA: buffered mode signs an SwA response with one
+// cid: Reference per attachment (Attachment-Content-Signature-Transform);
+// the parts go out unchanged, and a changed byte in any of them breaks
+// the signature.
+func TestRespondBufferedSwA(t *testing.T) {
+	k := newSigningPKI(t)
+	verify := packageVerifier(t, k)
+	f := newSigningFront(t, swaBackend(t).URL, k, nil)
+	resp := post(t, f.URL, signedRequest(t, k))
+	out, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode, "%s", out)
+	ct := resp.Header.Get("Content-Type")
+	assert.Contains(t, ct, `type="text/xml"`)
+	parts := packageParts(t, ct, out)
+	require.Len(t, parts, 1+len(swaParts))
+	for i, p := range swaParts {
+		assert.Equal(t, p.body, string(parts[i+1]), "part %s unchanged", p.cid)
+		assert.Contains(t, string(parts[0]), `URI="cid:`+p.cid+`"`)
+	}
+	res, err := verify(ct, bytes.NewReader(out))
+	require.NoError(t, err, "%s", out)
+	assert.True(t, res.SignedByTrusted(res.Body))
+	assert.Equal(t, 1.0, f.signingResult(t, metrics.ResponseSigned))
+	for _, tamper := range []struct{ name, old, new string }{
+		{"fail/text", "line 2", "line 3"},
+		{"fail/xml", "a='1'", "a='2'"},
+		{"fail/binary", "\xff binary", "\xff Binary"},
+	} {
+		t.Run(tamper.name, func(t *testing.T) {
+			bad := bytes.Replace(out, []byte(tamper.old), []byte(tamper.new), 1)
+			require.NotEqual(t, out, bad)
+			_, err := verify(ct, bytes.NewReader(bad))
+			require.Error(t, err)
+		})
 	}
 }

@@ -57,6 +57,43 @@ func TestRespondBufferedMTOMWSS4J(t *testing.T) {
 	}
 }
 
+// TestRespondBufferedSwAWSS4J has the WSS4J peer verify a buffered SwA
+// response: one cid: Reference per part with the
+// Attachment-Content-Signature-Transform; a changed text or XML part must
+// be rejected.
+func TestRespondBufferedSwAWSS4J(t *testing.T) {
+	jar := wss4jPeerJar(t)
+	k := newSigningPKI(t)
+	f := newSigningFront(t, swaBackend(t).URL, k, nil)
+	resp := post(t, f.URL, signedRequest(t, k))
+	out, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode, "%s", out)
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, old, new string }{
+		{name: "ok/swa"},
+		{name: "fail/text", old: "line 2", new: "line 3"},
+		{name: "fail/xml", old: "a='1'", new: "a='2'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg := out
+			if tc.old != "" {
+				msg = bytes.Replace(out, []byte(tc.old), []byte(tc.new), 1)
+			}
+			file := filepath.Join(dir, strings.ReplaceAll(tc.name, "/", "-")+".mime")
+			require.NoError(t, os.WriteFile(file, msg, 0o600))
+			res := wss4jVerify(t, jar, "verify", "--mime", file, "--content-type", resp.Header.Get("Content-Type"),
+				"--ca", k.caFile, "--require", "signed-body,signed-timestamp")
+			if tc.old != "" {
+				assert.False(t, res.OK, "WSS4J must reject a changed part")
+				assert.Equal(t, "FAILED_CHECK", res.ErrorCode, "%s", res.Error)
+				return
+			}
+			require.True(t, res.OK, "WSS4J: %s (%s)", res.Error, res.ErrorCode)
+		})
+	}
+}
+
 // wss4jPeerJar builds the WSS4J interop peer (interop/wss4j/README.md).
 // Without java and mvn the test is skipped, except in CI where the peer
 // is mandatory.

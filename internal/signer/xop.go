@@ -63,10 +63,11 @@ func xopReplacer(d *xmlscan.Document, signed []int, open XOPParts) (c14n.Replace
 	}, nil
 }
 
-// inside reports whether element i is a descendant of one of roots.
+// inside reports whether element i is a descendant of one of roots (-1,
+// a cid: Reference's, is no element).
 func inside(d *xmlscan.Document, i int, roots []int) bool {
 	for _, r := range roots {
-		if r < i && i < d.Elements[r].Next {
+		if r >= 0 && r < i && i < d.Elements[r].Next {
 			return true
 		}
 	}

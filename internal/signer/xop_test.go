@@ -91,3 +91,40 @@ func TestSecureXOPDigest(t *testing.T) {
 	assert.Equal(t, bodyDigest("one"), bodyDigest("one"))
 	assert.NotEqual(t, bodyDigest("one"), bodyDigest("two"))
 }
+
+// TestSecureSwA: with Options.SwA each part gets a cid: Reference with
+// the content transform after the Body and Timestamp ones, its digest over
+// the part's content; encrypting such an envelope is refused.
+func TestSecureSwA(t *testing.T) {
+	p := testPKI(t)
+	env := xopEnv("", `<m:F xmlns:m="urn:m"/>`)
+	sign := func(content string, encrypt bool) ([]byte, error) {
+		o := opts(p.rsa)
+		o.Rand = bytes.NewReader(make([]byte, 1<<12))
+		o.SwA = []SwAPart{{ContentID: "a@x", Header: map[string][]string{"Content-Type": {"text/plain"}},
+			Open: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader([]byte(content))), nil }}}
+		if encrypt {
+			o.EncryptFor = p.server.Cert
+		}
+		return Secure(env, o)
+	}
+	out, err := sign("a\nb", false)
+	require.NoError(t, err)
+	ref := bytes.Index(out, []byte(`<ds:Reference URI="cid:a@x">`))
+	require.Positive(t, ref)
+	assert.Greater(t, ref, bytes.Index(out, []byte(`<ds:Reference URI="#TS-`)), "after the Timestamp reference")
+	assert.Contains(t, string(out[ref:]), TransformSwAContent)
+	same, err := sign("a\r\nb", false) // the content transform's CR LF
+	require.NoError(t, err)
+	other, err := sign("a\nc", false)
+	require.NoError(t, err)
+	digest := func(b []byte) string {
+		i := bytes.Index(b, []byte(`URI="cid:a@x"`))
+		j := bytes.Index(b[i:], []byte("<ds:DigestValue>"))
+		return string(b[i+j : i+j+60])
+	}
+	assert.Equal(t, digest(out), digest(same))
+	assert.NotEqual(t, digest(out), digest(other))
+	_, err = sign("a", true)
+	assert.ErrorIs(t, err, ErrOptions)
+}
