@@ -314,3 +314,48 @@ func TestRespondBufferedSwA(t *testing.T) {
 		})
 	}
 }
+
+// TestRespondBufferedMTOMAbort: a backend that dies mid-attachment is a
+// backend error (the partner gets the gateway's unsigned 502 fault), not
+// a signing failure, and nothing of the package is relayed.
+func TestRespondBufferedMTOMAbort(t *testing.T) {
+	k := newSigningPKI(t)
+	f := newSigningFront(t, mtomBackend(t, [][]byte{bytes.Repeat([]byte("x"), 100000)}, 50000).URL, k, nil)
+	resp := post(t, f.URL, signedRequest(t, k))
+	out, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusBadGateway, resp.StatusCode, "%s", out)
+	assert.NotContains(t, string(out), "root@backend")
+	assert.Equal(t, 1.0, f.signingResult(t, metrics.ResponseBackendError))
+	assert.Zero(t, f.signingResult(t, metrics.ResponseSigned))
+	assert.Zero(t, f.signingResult(t, metrics.ResponseFailed))
+}
+
+// TestRespondBufferedMTOMSpoolRemoved: the attachments are spooled under
+// mime.spoolDir while the response is signed and sent, and the spool is
+// gone once the partner has it, signed or refused.
+func TestRespondBufferedMTOMSpoolRemoved(t *testing.T) {
+	k := newSigningPKI(t)
+	for _, tc := range []struct {
+		name, backend string
+		want          int
+	}{
+		{"ok/signed", mtomBackend(t, [][]byte{bytes.Repeat([]byte("s"), 4096)}, 0).URL, http.StatusOK},
+		{"fail/refused", mtomBackend(t, [][]byte{bytes.Repeat([]byte("s"), 4096)}, 0).URL, http.StatusBadGateway},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spool := t.TempDir()
+			f := newSigningFrontConfig(t, tc.backend, k, func(r *config.Responses) {
+				r.EncryptForRequester = tc.want != http.StatusOK
+			}, func(c *config.Config) { c.MIME.SpoolDir, c.MIME.SpoolThreshold = spool, 16 })
+			resp := post(t, f.URL, signedRequest(t, k))
+			_, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, resp.StatusCode)
+			assert.Eventually(t, func() bool {
+				left, err := os.ReadDir(spool)
+				return err == nil && len(left) == 0
+			}, timeout, tick, "the spool is removed")
+		})
+	}
+}
