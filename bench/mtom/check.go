@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // checkSize is the response size whose signatures are verified in full.
@@ -39,12 +40,14 @@ func checkSignatures(o options, c *http.Client, gws []*wssgw, ms []mode) error {
 			err = checkStreamed(c, fileURL(gws[i], m, checkSize), dir, v)
 		case "buffered":
 			err = checkBuffered(c, fileURL(gws[i], m, checkSize), dir, v)
+		case modeBufferedPackage:
+			err = checkBufferedPackage(c, fileURL(gws[i], m, checkSize), dir, v)
 		}
 		if err != nil {
 			return fmt.Errorf("%s signature check: %w", m.name, err)
 		}
 	}
-	fmt.Printf("checked at %s: the streamed package's last part is its ds:Signature; wssgw verify accepts it, rejects it with one attachment byte changed, and accepts the buffered envelope\n", sizeList([]int64{checkSize}))
+	fmt.Printf("checked at %s: the streamed package's last part is its ds:Signature; wssgw verify accepts it, rejects it with one attachment byte changed, and accepts the buffered envelope and the buffered package (rejecting it too with an attachment byte changed)\n", sizeList([]int64{checkSize}))
 	return nil
 }
 
@@ -86,6 +89,36 @@ func checkBuffered(c *http.Client, url, dir string, v verifier) error {
 		return err
 	}
 	return v.run(file, "")
+}
+
+// checkBufferedPackage: the package keeps its parts, `wssgw verify
+// --content-type` accepts it, and rejects it with an attachment byte
+// changed.
+func checkBufferedPackage(c *http.Client, url, dir string, v verifier) error {
+	var pkg bytes.Buffer
+	s, err := fetch(c, url, &pkg)
+	if err != nil {
+		return err
+	}
+	if !strings.HasPrefix(s.ctype, "multipart/related") {
+		return fmt.Errorf("got %q, not a package", s.ctype)
+	}
+	file := filepath.Join(dir, "buffered.mime")
+	if err := os.WriteFile(file, pkg.Bytes(), 0o600); err != nil {
+		return err
+	}
+	if err := v.run(file, s.ctype); err != nil {
+		return err
+	}
+	b := pkg.Bytes()
+	b[len(b)/2] ^= 1 // attachment bytes
+	if err := os.WriteFile(file, b, 0o600); err != nil {
+		return err
+	}
+	if err := v.run(file, s.ctype); err == nil {
+		return errors.New("wssgw verify accepted the buffered package with an attachment byte changed")
+	}
+	return nil
 }
 
 // lastPartSigned parses the package and checks that it has the root, the

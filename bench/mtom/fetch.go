@@ -113,6 +113,10 @@ func (s sample) check(m mode, size int64) error {
 			!bytes.Contains(s.probe.tail, []byte("SignatureValue")) || !bytes.HasSuffix(bytes.TrimSpace(s.probe.tail), []byte("--")) {
 			return fmt.Errorf("streaming: the response (%s, %d bytes) does not end with a signature part", s.ctype, s.bytes)
 		}
+	case modeBufferedPackage:
+		if !strings.HasPrefix(s.ctype, "multipart/related") || !bytes.Contains(s.probe.head, []byte("SignatureValue")) || s.bytes < packageLen(m.kind, size) {
+			return fmt.Errorf("%s: the response (%s, %d bytes) is not the package with a signed root", m.name, s.ctype, s.bytes)
+		}
 	case "buffered":
 		if !bytes.Contains(s.probe.head, []byte("SignatureValue")) || s.bytes < inlineLen(size) {
 			return fmt.Errorf("buffered: the response (%d bytes) is not the signed envelope", s.bytes)

@@ -13,11 +13,12 @@ type mode struct {
 	responses string
 }
 
-// modes are the three gateways compared. Unsigned and streaming get an
-// MTOM package when streaming digests it as XOP, an SwA package in the
-// SwA modes. The buffered signer takes a SOAP envelope only (packages
-// need streaming mode), so its backend sends the same attachment inline
-// as base64, the standard form a buffered stack signs.
+// modes are the four gateways compared. Unsigned, streaming and
+// buffered-package get an MTOM package when streaming digests it as XOP,
+// an SwA package in the SwA modes; buffered-package signs it with a
+// standard header (XOP infoset or SwA references), the attachment spooled
+// (issue 15). buffered gets the same attachment inline as base64 in one
+// SOAP envelope, the form a buffered stack signs without MIME.
 func modes(keys string, maxSize int64, attachments string) ([]mode, error) {
 	cert, err := filepath.Abs(filepath.Join(keys, "gateway.crt"))
 	if err != nil {
@@ -37,8 +38,12 @@ func modes(keys string, maxSize int64, attachments string) ([]mode, error) {
 		{name: "streaming", kind: kind, responses: fmt.Sprintf("{%s, mode: streaming, attachments: %s}", signing, attachments)},
 		// Room for the largest inline response and the Security header.
 		{name: "buffered", kind: kindInline, responses: fmt.Sprintf("{%s, mode: buffered, maxBufferedSize: %d}", signing, inlineLen(maxSize)+1<<20)},
+		{name: modeBufferedPackage, kind: kind, responses: fmt.Sprintf("{%s, mode: buffered}", signing)},
 	}, nil
 }
+
+// modeBufferedPackage is buffered signing of the MTOM/SwA package itself.
+const modeBufferedPackage = "buffered-package"
 
 // startGateway runs a gateway of mode m in front of backend: one route
 // whose policy asks nothing of requests (a plain SOAP request is forwarded

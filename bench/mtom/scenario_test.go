@@ -85,6 +85,7 @@ func TestCheckSignaturesRejectsUnsigned(t *testing.T) {
 	for _, tc := range []struct{ name, kind string }{
 		{"fail/streaming", kindMTOM},
 		{"fail/buffered", kindInline},
+		{"fail/" + modeBufferedPackage, kindMTOM},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// The mode says it signs; its gateway does not.

@@ -82,7 +82,22 @@ func printRatios(m map[key]result, sizes []int64, floor float64) {
 	} else {
 		fmt.Printf("streaming vs buffered at %s: n/a\n", config.ByteSize(largest))
 	}
+	if p, ok := m[key{modeBufferedPackage, largest}]; ok {
+		fmt.Printf("%s at %s: peak RSS %.1f MiB (goal <= %d MiB, ratio %.2f), %.2f of streaming throughput\n",
+			modeBufferedPackage, config.ByteSize(largest), mib(p.peak), goalPackageRSS>>20, float64(p.peak)/goalPackageRSS, ratioOr0(p, s, ok1))
+	}
 	printTTFB(m, sizes)
+}
+
+// goalPackageRSS is issue 15's bound for a buffered-signed package.
+const goalPackageRSS = 64 << 20
+
+// ratioOr0 is p's throughput over s's, 0 when s was not measured.
+func ratioOr0(p, s result, ok bool) float64 {
+	if !ok {
+		return 0
+	}
+	return p.mibps() / s.mibps()
 }
 
 // printTTFB compares the streaming time to first byte across sizes:

@@ -9,7 +9,10 @@ import (
 // Response signing modes.
 const (
 	// ResponseBuffered reads the whole response and adds a standard
-	// WS-Security header that any stack verifies.
+	// WS-Security header that stock stacks (WSS4J/CXF) verify. An MTOM
+	// response is signed too: its root part buffered, the Body digested
+	// over the XOP infoset, the attachments spooled and sent on unchanged
+	// (issue 15); an SwA response gets one cid: Reference per part.
 	ResponseBuffered = "buffered"
 	// ResponseStreaming signs MTOM/SwA responses while they pass through:
 	// the ds:Signature content is the last MIME part (DESIGN.md §6). Other

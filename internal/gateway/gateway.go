@@ -71,7 +71,7 @@ func build(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev *Gatew
 			r.security, err = newSecurity(rc, ps.byName[rc.Policy], ps.metrics[rc.Policy], cfg.XML, cfg.MIME, ps.templates[rc.Policy], log, b)
 		}
 		if err == nil && rc.Policy != config.PolicyNone {
-			err = attachResponder(ctx, r, rc.Policy, cfg.Policies[rc.Policy].Responses, cfg.XML, responders, m, log)
+			err = attachResponder(ctx, r, rc.Policy, cfg.Policies[rc.Policy].Responses, cfg.XML, cfg.MIME, responders, m, log)
 		}
 		if err == nil {
 			err = r.attachGate(rc, cfg.XML, cfg.MIME)

@@ -16,6 +16,7 @@ import (
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/metrics"
+	wmime "github.com/wssgw/wssgw/internal/mime"
 	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/signer"
 	"github.com/wssgw/wssgw/internal/soap"
@@ -29,6 +30,7 @@ type responder struct {
 	cfg     config.Responses
 	key     *reload.Reloader[crypto.KeyPair]
 	gate    *xmlscan.Scanner
+	mime    wmime.Limits // bounds buffered MTOM responses
 	log     *slog.Logger
 	metrics *metrics.Metrics
 	// results are the response-signing handles of each attached route,
@@ -52,7 +54,7 @@ var (
 
 // newResponder loads the signing key of a policy and keeps it fresh until
 // ctx ends (Secret rotation).
-func newResponder(ctx context.Context, policy string, cfg config.Responses, limits config.XMLLimits, m *metrics.Metrics, log *slog.Logger) (*responder, error) {
+func newResponder(ctx context.Context, policy string, cfg config.Responses, limits config.XMLLimits, mimeLimits config.MIMELimits, m *metrics.Metrics, log *slog.Logger) (*responder, error) {
 	gate, err := responseGate(cfg, limits)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: policy %s: %w", policy, err)
@@ -70,7 +72,7 @@ func newResponder(ctx context.Context, policy string, cfg config.Responses, limi
 			yield(metrics.UseSigning, k.Certificate)
 		}
 	}))
-	return &responder{cfg: cfg, key: key, gate: gate, log: log, metrics: m, results: map[string]*metrics.ResponseMetrics{}}, nil
+	return &responder{cfg: cfg, key: key, gate: gate, mime: mimeLimits.Limits(), log: log, metrics: m, results: map[string]*metrics.ResponseMetrics{}}, nil
 }
 
 // responseGate is the strict gate for responses: the configured XML limits,
@@ -93,14 +95,14 @@ func responseGate(cfg config.Responses, limits config.XMLLimits) (*xmlscan.Scann
 
 // attachResponder makes route r sign its responses when its policy says
 // so; routes of one policy share its responder and signing key.
-func attachResponder(ctx context.Context, r *route, policy string, cfg config.Responses, limits config.XMLLimits, cache map[string]*responder, m *metrics.Metrics, log *slog.Logger) error {
+func attachResponder(ctx context.Context, r *route, policy string, cfg config.Responses, limits config.XMLLimits, mimeLimits config.MIMELimits, cache map[string]*responder, m *metrics.Metrics, log *slog.Logger) error {
 	if !cfg.Sign {
 		return nil
 	}
 	rs, ok := cache[policy]
 	if !ok {
 		var err error
-		if rs, err = newResponder(ctx, policy, cfg, limits, m, log); err != nil {
+		if rs, err = newResponder(ctx, policy, cfg, limits, mimeLimits, m, log); err != nil {
 			return err
 		}
 		cache[policy] = rs
@@ -135,6 +137,8 @@ func (rs *responder) modify(rt *route, resp *http.Response) error {
 	switch {
 	case kind == soap.Multipart && rs.cfg.Mode == config.ResponseStreaming:
 		return rs.stream(rt, resp)
+	case kind == soap.Multipart:
+		return rs.bufferedPackage(rt, resp)
 	case kind == soap.Envelope:
 		return rs.buffered(rt, resp)
 	case resp.ContentLength == 0 || resp.StatusCode == http.StatusNoContent:
@@ -143,11 +147,7 @@ func (rs *responder) modify(rt *route, resp *http.Response) error {
 		return nil
 	}
 	resp.Body.Close()
-	what := resp.Header.Get("Content-Type")
-	if kind == soap.Multipart {
-		what += " (MTOM/SwA responses need responses.mode streaming)"
-	}
-	return rs.failed(rt, &responseError{fmt.Errorf("%w: %s", errResponseType, what)})
+	return rs.failed(rt, &responseError{fmt.Errorf("%w: %s", errResponseType, resp.Header.Get("Content-Type"))})
 }
 
 // buffered reads the whole response (bounded), signs it and replaces it.

@@ -79,7 +79,19 @@ type Options struct {
 	// MustUnderstand sets mustUnderstand on wsse:Security ("1" for SOAP
 	// 1.1, "true" for SOAP 1.2, as WSS4J writes them).
 	MustUnderstand bool
-	Rand           io.Reader // default crypto/rand
+	// XOP, if set, makes the envelope the root part of an MTOM package
+	// whose xop:Includes name the parts XOP opens: every digest covers the
+	// XOP infoset, each include replaced by its part's base64 (XOP 1.0
+	// §4), as a stock receiver verifies it. The parts are not changed.
+	// Encrypting such an envelope is not supported.
+	XOP XOPParts
+	// SwA, if set, makes the envelope the root part of an SwA package:
+	// each part gets a "cid:" Reference with the
+	// Attachment-Content-Signature-Transform. The parts are not changed.
+	// SwAMaxXML bounds an XML part held for canonicalization (0: 8 MiB).
+	SwA       []SwAPart
+	SwAMaxXML int64
+	Rand      io.Reader // default crypto/rand
 	// Gate scans the input and every assembled message; nil is xmlscan's
 	// default limits (8 MiB). Larger messages need a gate with larger
 	// byte, text and base64 limits.
@@ -148,6 +160,9 @@ func (o Options) resolve() (*resolved, error) {
 	}
 	if err := checkRef(r.KeyReference, o.Certificate); err != nil {
 		return nil, err
+	}
+	if o.EncryptFor != nil && (o.XOP != nil || len(o.SwA) > 0) {
+		return nil, fmt.Errorf("%w: encrypting an MTOM or SwA envelope is not supported", ErrOptions)
 	}
 	if o.EncryptFor != nil {
 		if r.DataAlgorithm == "" {

@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/wssgw/wssgw/internal/c14n"
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
@@ -31,6 +30,7 @@ func Secure(envelope []byte, o Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	addSwARefs(p, r.SwA)
 	d := env.d
 	body := &d.Elements[env.body]
 
@@ -73,11 +73,26 @@ func Secure(envelope []byte, o Options) ([]byte, error) {
 	}
 	digests := make([][]byte, len(p.refs))
 	h := newDigest(r.DigestAlgorithm)
+	var replace c14n.Replacer
+	if r.XOP != nil {
+		if replace, err = xopReplacer(doc, idx, r.XOP); err != nil {
+			return nil, err
+		}
+	}
+	swaNext := 0
 	for i, rf := range p.refs {
 		h.Reset()
+		if rf.cid != "" {
+			if err := digestSwA(h, r.SwA[swaNext], r); err != nil {
+				return nil, err
+			}
+			swaNext++
+			digests[i] = h.Sum(nil)
+			continue
+		}
 		// XMLDSig §4.4.3.3: a bare "#id" selects the element without
 		// comments; exc-c14n is the single transform (BSP R5423).
-		if err := c14n.ExclusiveTo(h, doc, idx[i], prefixesIf(r, rf.prefixes), false); err != nil {
+		if err := canonicalize(h, doc, idx[i], prefixesIf(r, rf.prefixes), replace); err != nil {
 			return nil, fmt.Errorf("signer: canonicalize #%s: %w", rf.id, err)
 		}
 		digests[i] = h.Sum(nil)
@@ -112,6 +127,15 @@ func Secure(envelope []byte, o Options) ([]byte, error) {
 	return msg, nil
 }
 
+// canonicalize writes the exclusive canonical form of element elem,
+// with the xop:Includes replace claims written as their parts' base64.
+func canonicalize(w io.Writer, d *xmlscan.Document, elem int, prefixes []string, replace c14n.Replacer) error {
+	if replace == nil {
+		return c14n.ExclusiveTo(w, d, elem, prefixes, false)
+	}
+	return c14n.CanonicalizeToReplacing(w, c14n.AlgExcC14N, d, elem, prefixes, replace)
+}
+
 // secureSlack is room for the DigestValues and the SignatureValue that
 // the first pass's message lacks (RSA-4096 is 684 base64 characters).
 const secureSlack = 4 << 10
@@ -140,12 +164,12 @@ func newID(r *resolved, prefix string) (string, error) {
 // of the two they would pick.
 func findIDs(d *xmlscan.Document, refs []ref) ([]int, error) {
 	want := make(map[string]int, len(refs))
-	for i, rf := range refs {
-		want[rf.id] = i
-	}
 	out := make([]int, len(refs))
-	for i := range out {
+	for i, rf := range refs {
 		out[i] = -1
+		if rf.cid == "" { // a cid: Reference names a part, not an element
+			want[rf.id] = i
+		}
 	}
 	var tmp []byte
 	for e := range d.Elements {
@@ -164,8 +188,10 @@ func findIDs(d *xmlscan.Document, refs []ref) ([]int, error) {
 			out[k] = e
 		}
 	}
-	if i := slices.Index(out, -1); i >= 0 {
-		return nil, fmt.Errorf("signer: internal: id %q not found", refs[i].id)
+	for i, e := range out {
+		if e < 0 && refs[i].cid == "" {
+			return nil, fmt.Errorf("signer: internal: id %q not found", refs[i].id)
+		}
 	}
 	return out, nil
 }

@@ -40,7 +40,7 @@ var respondMTOMRoot = `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.o
 	`</f:data></f:DownloadResponse></soapenv:Body></soapenv:Envelope>`
 
 // respondBackend answers by path: /fault a SOAP fault with status 500,
-// /mtom an MTOM package carrying att, /abort the first part of that
+// /mtom and /bufferedmtom an MTOM package carrying att, /abort the first part of that
 // package and then a cut connection (hijack and close), anything else
 // respondAnswer.
 func respondBackend(t *testing.T, att []byte) *httptest.Server {
@@ -56,7 +56,7 @@ func respondBackend(t *testing.T, att []byte) *httptest.Server {
 			w.Header().Set("Content-Type", "text/xml; charset=utf-8")
 			w.WriteHeader(http.StatusInternalServerError)
 			_, _ = io.WriteString(w, respondFault)
-		case "/mtom":
+		case "/mtom", "/bufferedmtom":
 			w.Header().Set("Content-Type", mtomContentType())
 			w.Header().Set("Content-Length", strconv.Itoa(len(pkg)))
 			_, _ = w.Write(pkg)
@@ -87,12 +87,13 @@ func abortMidPackage(w http.ResponseWriter, pkg []byte) {
 // respondConfig is a gateway in front of backend whose routes require a
 // trusted signature and sign their responses: /buffered and /fault
 // buffered, /confirm with SignatureConfirmation, /encrypted encrypted for
-// the requester, /mtom and /abort streaming.
+// the requester, /bufferedmtom an MTOM package buffered (issue 15), /mtom
+// and /abort streaming.
 func (p *partnerPKI) respondConfig(backend string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "listen: 127.0.0.1:0\nadmin: {listen: 127.0.0.1:0}\nshutdown: {drainTimeout: 10s}\nroutes:\n")
 	for route, policy := range map[string]string{"buffered": "signed", "fault": "signed", "confirm": "confirm",
-		"encrypted": "encrypt", "mtom": "stream", "abort": "stream"} {
+		"encrypted": "encrypt", "bufferedmtom": "signed", "mtom": "stream", "abort": "stream"} {
 		fmt.Fprintf(&b, "  - {name: %[1]s, path: /%[1]s, backend: %[2]s, policy: %[3]s}\n", route, backend, policy)
 	}
 	b.WriteString("policies:\n")
@@ -106,12 +107,13 @@ func (p *partnerPKI) respondConfig(backend string) string {
 
 // respondRoutes are the routes a WSS4J-signed request is sent to, one
 // request each.
-var respondRoutes = []string{"buffered", "fault", "confirm", "encrypted", "mtom", "abort"}
+var respondRoutes = []string{"buffered", "fault", "confirm", "encrypted", "bufferedmtom", "mtom", "abort"}
 
 // TestWSS4JRespond: Apache WSS4J signs requests, the running gateway
 // forwards them to a real backend and signs what comes back — buffered
 // answers, a SOAP fault, SignatureConfirmation, the Body encrypted for
-// the requester, and an MTOM package streamed with its ds:Signature in the
+// the requester, an MTOM package signed buffered over its XOP infoset
+// (issue 15), and an MTOM package streamed with its ds:Signature in the
 // last part — and WSS4J verifies every response (signed Body and
 // Timestamp), and rejects each once a byte changed. A backend that breaks
 // off mid-package leaves the client a package without a signature part.
@@ -176,6 +178,24 @@ func TestWSS4JRespond(t *testing.T) {
 	assert.NotContains(t, string(resp), "A-4711", "the Body is encrypted")
 	checks["ok/encrypted for requester"] = check{save("encrypted.xml", resp),
 		[]string{"--cert", pki.client.CertFile, "--key", pki.client.KeyFile, "--require", "encrypted-body"}}
+
+	// Buffered MTOM (issue 15): the standard header in the root part, the
+	// Body signed over its XOP infoset, the attachment unchanged; WSS4J
+	// verifies it as a CXF client with MTOM on would.
+	bresp := gw.post("/bufferedmtom", contentType("1.1"), bytes.NewReader(request("bufferedmtom")))
+	bpkg := readAll(t, bresp)
+	require.Equal(t, http.StatusOK, bresp.StatusCode, "%.2000s\n%s", bpkg, lastLog(gw))
+	bct := bresp.Header.Get("Content-Type")
+	bparts := respondParts(t, bct, bpkg)
+	require.Len(t, bparts, 2, "root and attachment, no signature part")
+	assert.Contains(t, string(bparts[0]), "wsse:Security")
+	assert.Equal(t, att, bparts[1], "the attachment passes unchanged")
+	bflipped := bytes.Clone(bpkg)
+	bat := bytes.Index(bflipped, att[:256])
+	require.GreaterOrEqual(t, bat, 0)
+	bflipped[bat+1<<20] ^= 1
+	checks["ok/buffered MTOM"] = check{save("buffered-mtom.mime", bpkg), []string{"--content-type", bct}}
+	checks["fail/buffered MTOM attachment byte flipped"] = check{save("buffered-mtom-flipped.mime", bflipped), []string{"--content-type", bct}}
 
 	pkg, ct := respondStream(t, gw, request("mtom"))
 	mtomFile := save("mtom.mime", pkg)
