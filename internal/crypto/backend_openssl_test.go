@@ -1,0 +1,80 @@
+//go:build openssl
+
+package crypto
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSessionKeyFromEM checks the Go half of the OpenSSL backend's RSA 1.5
+// against crypto/rsa on the same blocks: random ones (almost all
+// malformed) and the shaped ones of pkcs1Blocks, for several key lengths.
+func TestSessionKeyFromEM(t *testing.T) {
+	k := rsaKey(t, 2048)
+	blocks := pkcs1Blocks(k.Size())
+	for range 200 {
+		em := make([]byte, k.Size())
+		_, _ = rand.Read(em[2:])
+		em[1] = 2
+		em[len(em)-33] = 0 // a separator where a 32-byte key would start
+		blocks[fmt.Sprintf("random-%d", len(blocks))] = em
+	}
+	for name, em := range blocks {
+		em[0] = em[0] & 0x7f // below the modulus
+		ct := rawEncrypt(&k.PublicKey, em)
+		for _, keyLen := range []int{16, 24, 32} {
+			want := bytes.Repeat([]byte{0xee}, keyLen)
+			got := bytes.Clone(want)
+			//lint:ignore SA1019 the oracle is crypto/rsa's own implicit rejection
+			_ = rsa.DecryptPKCS1v15SessionKey(nil, k, ct, want)
+			sessionKeyFromEM(em, got)
+			require.Equal(t, want, got, "%s, key of %d bytes", name, keyLen)
+		}
+	}
+}
+
+// TestOpenSSLErrorQueueCleared: after failing operations the thread's
+// OpenSSL error queue is empty, so nothing of OpenSSL's can surface later
+// in an error or a fault.
+func TestOpenSSLErrorQueueCleared(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	k := rsaKey(t, 2048)
+	b, err := backendKey(k)
+	require.NoError(t, err)
+	d := b.(crypto.Decrypter)
+	bad := bytes.Repeat([]byte{0xff}, k.Size())
+	_, err = d.Decrypt(nil, bad, &rsa.OAEPOptions{Hash: crypto.SHA256})
+	require.Error(t, err)
+	assert.False(t, opensslErrorQueued())
+	_, err = d.Decrypt(nil, make([]byte, k.Size()), &rsa.OAEPOptions{Hash: crypto.SHA1})
+	require.Error(t, err)
+	assert.False(t, opensslErrorQueued())
+	b.(sessionKeyDecrypter).decryptSessionKey(bad, make([]byte, 32))
+	assert.False(t, opensslErrorQueued())
+	_, err = b.Sign(nil, []byte("not a digest"), crypto.SHA256)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "error:", "no OpenSSL error string")
+	assert.False(t, opensslErrorQueued())
+	_, err = d.Decrypt(nil, bad, crypto.Hash(0))
+	assert.Error(t, err, "PKCS#1 v1.5 only through the implicit-rejection path")
+}
+
+func BenchmarkOpenSSLKeyLoad(b *testing.B) {
+	k := rsaKey(b, 2048)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := backendKey(k); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
