@@ -62,6 +62,9 @@ const (
 	LabelUse     = "use"
 	LabelSubject = "subject"
 	LabelStatus  = "status"
+	// LabelCryptoBackend on wssgw_build_info says which build runs: go,
+	// go-boringcrypto or openssl (issue 18).
+	LabelCryptoBackend = "crypto_backend"
 )
 
 // Values of the result label of template lookups: a hit, or why the message
