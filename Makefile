@@ -10,7 +10,7 @@ COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 GOFILES  = $(shell find . -name '*.go' -not -path './.cache/*')
 
-.PHONY: all build build-openssl test-openssl run test fmt-check vet lint unit bench bench-proxy bench-mtom bench-mtom-responses interop-wss4j clean deploy-check
+.PHONY: all build build-openssl test-openssl run test fmt-check vet lint unit bench bench-proxy bench-peers bench-mtom bench-mtom-responses interop-wss4j clean deploy-check
 
 all: build
 
@@ -70,6 +70,12 @@ bench-mtom: build
 BENCH_MTOM_RESPONSES_FLAGS ?= -sizes 1MiB,16MiB,256MiB,1GiB
 bench-mtom-responses: build
 	$(GO) run ./bench/mtom -wssgw bin/wssgw -scenario responses $(BENCH_MTOM_RESPONSES_FLAGS)
+
+## bench-peers: wssgw (Go and OpenSSL builds) vs Apache WSS4J vs libxmlsec1 (python-xmlsec) as
+## receivers of the same WSS4J-made messages, CPU time per message (issue 18; about a minute)
+BENCH_PEERS_FLAGS ?=
+bench-peers:
+	$(GO) run ./bench/peers $(BENCH_PEERS_FLAGS)
 
 clean:
 	rm -rf bin
