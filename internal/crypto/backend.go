@@ -12,8 +12,15 @@ package crypto
 // Everything else (verification, public-key encryption, ECDSA and Ed25519
 // signing, symmetric ciphers) is crypto/* in every build: measured, the
 // OpenSSL backend is only faster where a private RSA key is used
-// (docs/decisions.md).
-func Backend() string { return backend }
+// (docs/decisions.md). In FIPS 140-3 mode (GODEBUG=fips140=on) an openssl
+// build keeps every key in the Go Cryptographic Module and reports "go":
+// OpenSSL's default provider is not a validated module.
+func Backend() string {
+	if backend == "openssl" && fipsEnabled() {
+		return "go"
+	}
+	return backend
+}
 
 // BackendVersion is the version of the backend's library: OpenSSL's
 // version string in an openssl build, the Go version otherwise.

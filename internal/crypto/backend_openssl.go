@@ -129,7 +129,7 @@ type opensslRSAKey struct {
 // crypto/* (not faster in OpenSSL, docs/decisions.md).
 func backendKey(s crypto.Signer) (crypto.Signer, error) {
 	k, ok := s.(*rsa.PrivateKey)
-	if !ok {
+	if !ok || fipsEnabled() { // FIPS mode: the Go Cryptographic Module only (Backend)
 		return s, nil
 	}
 	der := x509.MarshalPKCS1PrivateKey(k)

@@ -407,3 +407,16 @@ func startCPU() cpuClock { return cpuClock(processCPU()) }
 func (c cpuClock) report(b *testing.B) {
 	b.ReportMetric(float64(processCPU()-time.Duration(c))/float64(b.N)/1e3, "cpu-µs/op")
 }
+
+// TestBackendFIPSMode: in FIPS 140-3 mode no key leaves the Go
+// Cryptographic Module, whatever the build.
+func TestBackendFIPSMode(t *testing.T) {
+	old := fipsEnabled
+	fipsEnabled = func() bool { return true }
+	t.Cleanup(func() { fipsEnabled = old })
+	k := rsaKey(t, 2048)
+	b, err := backendKey(k)
+	require.NoError(t, err)
+	assert.Same(t, k, b)
+	assert.NotEqual(t, "openssl", Backend())
+}
