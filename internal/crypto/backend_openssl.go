@@ -82,6 +82,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -98,6 +99,10 @@ var (
 	errOpenSSLSign    = errors.New("crypto/openssl: signing failed")
 	errOpenSSLOpts    = errors.New("crypto/openssl: unsupported options")
 )
+
+// opensslKeysFreed counts the EVP_PKEYs freed after their key pair
+// became unreachable (a reload replaced it), for the tests.
+var opensslKeysFreed atomic.Int64
 
 // mds are the digests fetched once from the default provider: an implicit
 // fetch by name on every operation is a known OpenSSL 3 cost.
@@ -139,7 +144,10 @@ func backendKey(s crypto.Signer) (crypto.Signer, error) {
 		return nil, fmt.Errorf("crypto: OpenSSL refused the RSA private key: %w", ErrLoad)
 	}
 	o := &opensslRSAKey{pub: &k.PublicKey, pkey: p}
-	runtime.AddCleanup(o, func(p *C.EVP_PKEY) { C.EVP_PKEY_free(p) }, p)
+	runtime.AddCleanup(o, func(p *C.EVP_PKEY) {
+		C.EVP_PKEY_free(p)
+		opensslKeysFreed.Add(1)
+	}, p)
 	return o, nil
 }
 

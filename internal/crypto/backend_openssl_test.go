@@ -7,9 +7,12 @@ import (
 	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/sha256"
 	"fmt"
 	"runtime"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,5 +79,59 @@ func BenchmarkOpenSSLKeyLoad(b *testing.B) {
 		if _, err := backendKey(k); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestOpenSSLKeyFreed: an OpenSSL key that nothing references any more
+// (the key pair a reload replaced) is freed in OpenSSL too.
+func TestOpenSSLKeyFreed(t *testing.T) {
+	before := opensslKeysFreed.Load()
+	func() {
+		b, err := backendKey(rsaKey(t, 2048))
+		require.NoError(t, err)
+		_, err = b.Sign(nil, make([]byte, 32), crypto.SHA256)
+		require.NoError(t, err)
+	}()
+	for i := 0; i < 50 && opensslKeysFreed.Load() == before; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	assert.Greater(t, opensslKeysFreed.Load(), before)
+}
+
+// TestOpenSSLKeyConcurrent: one key, many goroutines (the gateway's
+// requests share the loaded key): every result is right.
+func TestOpenSSLKeyConcurrent(t *testing.T) {
+	k := rsaKey(t, 2048)
+	b, err := backendKey(k)
+	require.NoError(t, err)
+	cek := bytes.Repeat([]byte{9}, 32)
+	ct, err := rsa.EncryptOAEP(crypto.SHA1.New(), rand.Reader, &k.PublicKey, cek, nil)
+	require.NoError(t, err)
+	d := sha256.Sum256([]byte("concurrent"))
+	want, err := k.Sign(nil, d[:], crypto.SHA256)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() {
+			for range 10 {
+				got, err := DecryptKey(AlgRSAOAEPMGF1P, "", "", b.(crypto.Decrypter), ct, 32)
+				if err != nil || !bytes.Equal(got, cek) {
+					errs <- fmt.Errorf("decrypt: %x %v", got, err)
+					return
+				}
+				sig, err := b.Sign(nil, d[:], crypto.SHA256)
+				if err != nil || !bytes.Equal(sig, want) {
+					errs <- fmt.Errorf("sign: %v", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
