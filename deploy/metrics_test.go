@@ -156,7 +156,8 @@ func missing(used map[string][]string, fams map[string]bool) []string {
 
 // scrape builds the real binary, runs it on a configuration with a secured
 // route and a TLS listener (demo keys, so that policy, stage, template,
-// certificate and TLS handshake series exist), and returns its /metrics in
+// engine, replay store, legacy algorithm, response signing, certificate and
+// TLS handshake series exist), and returns its /metrics in
 // the Prometheus text format.
 func scrape(t *testing.T) []byte {
 	t.Helper()
@@ -199,6 +200,10 @@ policies:
     decryptionKeys:
       - certFile: %[1]s/gateway.crt
         keyFile: %[1]s/gateway.key
+    responses: # exports the response signing series
+      sign: true
+      certFile: %[1]s/gateway.crt
+      keyFile: %[1]s/gateway.key
 `, keys)
 	file := filepath.Join(dir, "wssgw.yaml")
 	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
@@ -255,9 +260,19 @@ func TestDashboardAndAlertMetricsExist(t *testing.T) {
 			t.Fatalf("the dashboard and alerts never use %s: the expression extraction is broken", n)
 		}
 	}
-	fams := families(scrape(t))
+	exposition := scrape(t)
+	fams := families(exposition)
+	labels := labelNames(exposition)
+	for where, e := range exprs(t) {
+		for _, u := range unknownLabels(e, labels) {
+			t.Errorf("%s: %s: %s", where, u, e)
+		}
+	}
 	if m := missing(used, fams); len(m) > 0 {
 		t.Errorf("metrics used by the dashboard or the alerts that the gateway does not export:\n  %s", strings.Join(m, "\n  "))
+	}
+	if u := undocumented(t, fams); len(u) > 0 {
+		t.Errorf("metrics the gateway exports that docs/reference.md does not list: %s", strings.Join(u, " "))
 	}
 	names := make([]string, 0, len(used))
 	for n := range used {
@@ -379,15 +394,24 @@ func TestChartCopies(t *testing.T) {
 // stages, template lookup results, failure reasons) are ones the gateway
 // uses, so that a renamed value cannot silently empty a panel or an alert.
 func TestLabelValuesExist(t *testing.T) {
-	known := map[string]map[string]bool{"outcome": {}, "stage": {}, "result": {}, "reason": {}}
+	known := map[string]map[string]bool{"outcome": {}, "stage": {}, "result": {}, "reason": {}, "engine": {}, "store": {}}
 	for _, o := range metrics.Outcomes() {
 		known["outcome"][o.String()] = true
 	}
 	for _, s := range []string{metrics.StageGate, metrics.StageMatch, metrics.StageVerify, metrics.StageDecrypt, metrics.StagePolicy, metrics.StageSign} {
 		known["stage"][s] = true
 	}
-	for _, r := range []string{metrics.LookupHit, metrics.LookupNoTemplate, metrics.LookupRejected, metrics.LookupDisabled} {
+	// The result label of template lookups, shadow checks, response
+	// signing, replay store look-ups and OCSP fetches.
+	for _, r := range slices.Concat(metrics.LookupResults(), []string{metrics.ShadowAgree, metrics.ShadowDisagree},
+		metrics.ResponseResults(), metrics.ReplayResults(), metrics.OCSPFetchResults()) {
 		known["result"][r] = true
+	}
+	for _, e := range []string{metrics.EngineTemplate, metrics.EngineDOM} {
+		known["engine"][e] = true
+	}
+	for _, s := range []string{metrics.ReplayMemory, metrics.ReplayRedis} {
+		known["store"][s] = true
 	}
 	for _, r := range wss.Reasons() {
 		known["reason"][r.String()] = true
@@ -395,7 +419,7 @@ func TestLabelValuesExist(t *testing.T) {
 	for _, r := range metrics.TLSHandshakeReasons() {
 		known["reason"][r] = true
 	}
-	matcher := regexp.MustCompile(`\b(outcome|stage|result|reason)\s*(=~|!~|=|!=)\s*"([^"]*)"`)
+	matcher := regexp.MustCompile(`\b(outcome|stage|result|reason|engine|store)\s*(=~|!~|=|!=)\s*"([^"]*)"`)
 	checked := 0
 	for where, e := range exprs(t) {
 		for _, m := range matcher.FindAllStringSubmatch(e, -1) {

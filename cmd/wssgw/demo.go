@@ -46,7 +46,7 @@ func newDemoCmd() *cobra.Command {
 						fmt.Fprintln(cmd.ErrOrStderr(), "demo walkthrough:", err)
 					}
 				}()
-			})
+			}, nil)
 		},
 	}
 	addConfigFlags(cmd, &file, "config.example.yaml")

@@ -34,6 +34,9 @@ type Config struct {
 	Templates Templates `mapstructure:"templates"`
 	// MIME bounds the MTOM/SwA packages secured routes read.
 	MIME MIMELimits `mapstructure:"mime"`
+	// Clients says how rate and concurrency limits tell clients apart
+	// (limits.go).
+	Clients Clients `mapstructure:"clients"`
 }
 
 // ServerTLS is TLS on the data listener. Empty CertFile and KeyFile mean
@@ -124,6 +127,8 @@ type Route struct {
 	// envelope rule), no charset or SOAP version check. Only valid with
 	// policy none; unsafe for any backend that parses XML.
 	UnsafeSkipGate bool `mapstructure:"unsafeSkipGate"`
+	// Limits are the route's rate and concurrency limits (limits.go).
+	Limits RouteLimits `mapstructure:"limits"`
 }
 
 // RouteTimeouts bound the phases of one exchange on a route.
@@ -137,6 +142,11 @@ type RouteTimeouts struct {
 	Backend time.Duration `mapstructure:"backend"`
 	// Idle closes backend keep-alive connections unused for this long.
 	Idle time.Duration `mapstructure:"idle"`
+	// BackendBodyIdle cuts a backend response whose body makes no progress
+	// for this long (Backend covers only the headers): a buffered response
+	// gets 504, a streamed one a cut connection; outcome backend_stalled
+	// (issue 16).
+	BackendBodyIdle time.Duration `mapstructure:"backendBodyIdle"`
 }
 
 // BackendTLS is the client side of TLS to an https backend.

@@ -124,7 +124,7 @@ func TestValidate(t *testing.T) {
 		}, []string{
 			"routes[0].name", "routes[0].path", "routes[0].backend", "routes[0].policy", "routes[0].maxBodyBytes",
 			"routes[0].maxIdleConns", "routes[0].timeouts.read", "routes[0].timeouts.connect",
-			"routes[0].timeouts.backend", "routes[0].timeouts.idle",
+			"routes[0].timeouts.backend", "routes[0].timeouts.idle", "routes[0].timeouts.backendBodyIdle",
 		}},
 		"fail/path-shapes": {func(c *Config) {
 			r := c.Routes[0]
@@ -207,6 +207,7 @@ func TestValidateEchoesValue(t *testing.T) {
 		value  string
 	}{
 		"fail/route-timeout":        {func(c *Config) { c.Routes[0].Timeouts.Backend = -5 * time.Second }, "routes[0].timeouts.backend", "-5s"},
+		"fail/body-idle-timeout":    {func(c *Config) { c.Routes[0].Timeouts.BackendBodyIdle = -time.Second }, "routes[0].timeouts.backendBodyIdle", "-1s"},
 		"fail/backend-tls-on-http":  {func(c *Config) { c.Routes[0].BackendTLS.CAFile = cert }, "routes[0].backendTLS", "http://127.0.0.1:9000"},
 		"fail/templates-max-bytes":  {func(c *Config) { c.Templates.MaxBytes = 1024 }, "templates.maxBytes", "1KiB"},
 		"fail/templates-learn-rate": {func(c *Config) { c.Templates.LearnPerSecond = -2 }, "templates.learnPerSecond", "-2"},

@@ -16,6 +16,11 @@ const (
 	DefaultIdleTimeout             = 90 * time.Second
 )
 
+// DefaultBackendBodyIdle is the default timeouts.backendBodyIdle: a backend
+// silent this long mid-body has stalled; a slow but live one sends
+// something sooner (issue 16).
+const DefaultBackendBodyIdle = 30 * time.Second
+
 // Default returns a configuration with every default set and no routes.
 func Default() Config {
 	return Config{
@@ -37,6 +42,7 @@ func Default() Config {
 		XML:       DefaultXMLLimits(),
 		Templates: DefaultTemplates(),
 		MIME:      DefaultMIMELimits(),
+		Clients:   DefaultClients(),
 	}
 }
 
@@ -90,10 +96,11 @@ func DefaultRoute() Route {
 		MaxBodyBytes: DefaultMaxBodyBytes,
 		MaxIdleConns: DefaultMaxIdleConns,
 		Timeouts: RouteTimeouts{
-			Read:    DefaultReadTimeout,
-			Connect: DefaultConnectTimeout,
-			Backend: DefaultBackendTimeout,
-			Idle:    DefaultIdleTimeout,
+			Read:            DefaultReadTimeout,
+			Connect:         DefaultConnectTimeout,
+			Backend:         DefaultBackendTimeout,
+			Idle:            DefaultIdleTimeout,
+			BackendBodyIdle: DefaultBackendBodyIdle,
 		},
 	}
 }
@@ -111,6 +118,7 @@ func (c *Config) ApplyDefaults() {
 		setDefault(&r.Timeouts.Connect, d.Timeouts.Connect)
 		setDefault(&r.Timeouts.Backend, d.Timeouts.Backend)
 		setDefault(&r.Timeouts.Idle, d.Timeouts.Idle)
+		setDefault(&r.Timeouts.BackendBodyIdle, d.Timeouts.BackendBodyIdle)
 	}
 	dp := DefaultPolicy()
 	for name, p := range c.Policies {

@@ -141,8 +141,9 @@ type KeyFiles struct {
 // Algorithms is a policy's algorithm allow-list.
 type Algorithms struct {
 	// Allow replaces the default modern set (RSA-SHA256+, RSA-PSS, ECDSA,
-	// Ed25519, HMAC-SHA256+, SHA-256+, exc-c14n, RSA-OAEP, AES-GCM,
-	// kw-aes) when not empty. Entries are algorithm URIs.
+	// Ed25519, HMAC-SHA256+, SHA-256+, exc-c14n, RSA-OAEP, AES-GCM; no
+	// kw-aes key wrap, which nothing unwraps: issue 15) when not empty.
+	// Entries are algorithm URIs.
 	Allow []string `mapstructure:"allow"`
 	// Legacy opts in to algorithms the default refuses.
 	Legacy Legacy `mapstructure:"legacy"`

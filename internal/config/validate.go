@@ -40,6 +40,7 @@ func (c *Config) Validate() error {
 	c.XML.validate(&ps, "xml")
 	c.Templates.validate(&ps, "templates")
 	c.MIME.validate(&ps, "mime")
+	c.Clients.validate(&ps, "clients")
 	return ps.Err()
 }
 
@@ -110,8 +111,10 @@ func (r Route) validate(ps *Problems, key string) {
 	checkPositive(ps, key+".timeouts.connect", r.Timeouts.Connect)
 	checkPositive(ps, key+".timeouts.backend", r.Timeouts.Backend)
 	checkPositive(ps, key+".timeouts.idle", r.Timeouts.Idle)
+	checkPositive(ps, key+".timeouts.backendBodyIdle", r.Timeouts.BackendBodyIdle)
 	r.BackendTLS.validate(ps, key+".backendTLS", u)
 	r.IdentityHeaders.validate(ps, key+".identityHeaders")
+	r.Limits.validate(ps, key+".limits", r.Policy)
 	if r.UnsafeSkipGate && r.Policy != PolicyNone {
 		// A secured route always parses the message: there is no gate to
 		// skip, and an option that silently does nothing misleads.

@@ -105,9 +105,11 @@ func (m *message) attachmentFacts() {
 			}
 		}
 	}
+	m.tokenParts()
+	kept := m.keptParts()
 	for i := range m.res.Attachments {
-		if m.res.Attachments[i].Consumed {
-			m.res.Consumed = append(m.res.Consumed, m.res.Attachments[i].CID)
+		if f := &m.res.Attachments[i]; f.Consumed && !kept[f.CID] {
+			m.res.Consumed = append(m.res.Consumed, f.CID)
 		}
 	}
 }

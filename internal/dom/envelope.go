@@ -196,10 +196,16 @@ func (m *message) inSecurity(i int) bool {
 	return m.secIdx >= 0 && m.doc.Elements[i].Parent == m.secIdx
 }
 
-// xopValue reports whether value element i is an xenc:CipherValue whose
-// one child is an xop:Include, in a package with attachments: WSS4J
-// (storeBytesInAttachment) moves CipherValue octets into a MIME part.
-// That the xop:Include is its only content is checked by indexXOP.
+// xopValue reports whether value element i is a base64Binary WS-Security
+// value whose one child is an xop:Include, in a package with attachments:
+// WSS4J (storeBytesInAttachment, CXF's default with MTOM on) moves the
+// octets of an xenc:CipherValue and of a wsse:BinarySecurityToken into a
+// MIME part, and its receiver expands an xop:Include in exactly these two
+// (BinarySecurityTokenProcessor, EncryptedKeyProcessor, EncryptionUtils:
+// WSSecurityUtil.getBytesFromAttachment); no other value element takes
+// one (issue 15). That the xop:Include is its only content is checked by
+// indexXOP.
 func (m *message) xopValue(i int) bool {
-	return m.att != nil && m.is(i, nsXEnc, "CipherValue") && m.doc.Elements[i].Next == i+2 && m.is(i+1, nsXOP, "Include")
+	return m.att != nil && (m.is(i, nsXEnc, "CipherValue") || m.is(i, nsWSSE, "BinarySecurityToken")) &&
+		m.doc.Elements[i].Next == i+2 && m.is(i+1, nsXOP, "Include")
 }

@@ -18,7 +18,8 @@ import (
 // parts (cid:p1, cid:p2) with their Content-Type, and a
 // Content-Description on p1 that the Complete transform covers. The seeds
 // are valid signed packages: XOP, SwA (Content and Complete, text, XML and
-// binary) and an encrypted attachment. No input may panic, and an accepted
+// binary), an encrypted attachment, and a BinarySecurityToken held in a
+// part (WSS4J storeBytesInAttachment). No input may panic, and an accepted
 // package has every part referenced by the message and, since the policy
 // requires a signature, signed or consumed as ciphertext (DESIGN.md §5.4).
 func FuzzProcessAttachments(f *testing.F) {
@@ -83,8 +84,15 @@ func attachmentSeeds(t testing.TB, fx *attFixture) []attachmentSeed {
 	enc, ct := fx.encryptedAttachment(t, "p1", typeSwAContent, "text/plain", plain)
 	encMsg := fx.signed(t, enc, "", body, []ref{bodyRef, {"cid:p1", trSwAContent, sha(plain)}, {"cid:p2", trSwAContent, sha(d2)}})
 
+	// WSS4J storeBytesInAttachment (CXF with MTOM, issue 15): the
+	// BinarySecurityToken's certificate in p1, consumed; p2 in the Body.
+	bstSigned := inlineBody(base64.StdEncoding.EncodeToString(d2))
+	bstXOP := fx.signed(t, "", "", xopBody("cid:p2"), []ref{{"#Body", c14n.AlgExcC14N, bodyDigest(t, bstSigned)}})
+	bstXOP = bytes.Replace(bstXOP, []byte(base64.StdEncoding.EncodeToString(fx.signer.Cert.Raw)), []byte(`<xop:Include `+xopNS+` href="cid:p1"/>`), 1)
+
 	seeds := []attachmentSeed{
 		{root: xop, ct1: "application/octet-stream", p1: d1, ct2: "image/png", p2: d2},
+		{root: bstXOP, ct1: "application/ciphervalue", p1: fx.signer.Cert.Raw, ct2: "image/png", p2: d2},
 		{root: swaMsg, ct1: h1.Get("Content-Type"), desc1: h1.Get("Content-Description"), p1: text, ct2: h2.Get("Content-Type"), p2: xml},
 		{root: encMsg, ct1: "application/octet-stream", p1: ct, ct2: "image/png", p2: d2},
 	}

@@ -356,6 +356,12 @@ func (m *message) strTransform(sd *xmlscan.Document, t, target int) (string, int
 	if !m.is(tok, nsWSSE, "BinarySecurityToken") || !m.inSecurity(tok) {
 		return "", -1, wss.Failf(wss.ReasonReference, "STR-Transform to %s", m.name(tok))
 	}
+	if m.hasXOP(tok) {
+		// What the dereferenced form of a token held in a MIME part is,
+		// WSS 1.1 §8.3 does not say (the element, or its XOP infoset):
+		// refused rather than guessed.
+		return "", -1, wss.Failf(wss.ReasonReference, "STR-Transform to a BinarySecurityToken held in an attachment")
+	}
 	return alg, tok, nil
 }
 

@@ -115,6 +115,16 @@ func (m *message) keyIdentifier(k int) (*tokenRef, error) {
 		return &tokenRef{kind: wss.KeyRefSKI, ski: v, token: -1}, nil
 	case vtThumbprint:
 		return &tokenRef{kind: wss.KeyRefThumbprint, thumb: v, token: -1}, nil
+	case vtX509v3:
+		// X.509 Token Profile 1.1 §3.2.2 (WSS4J X509_KEY_IDENTIFIER): the
+		// certificate itself. Like a BinarySecurityToken's, it is untrusted
+		// input: trusted checks it against the trust store (a chain to
+		// caFiles, or a pin), recipient against our own certificates.
+		c, err := x509.ParseCertificate(v)
+		if err != nil {
+			return nil, wss.Wrap(wss.ReasonToken, err, "X509v3 KeyIdentifier")
+		}
+		return &tokenRef{kind: wss.KeyRefX509KeyIdentifier, certs: []*x509.Certificate{c}, token: -1}, nil
 	case vtEncKeySHA1:
 		key, ok := m.keys["sha1:"+string(v)]
 		if !ok {
@@ -209,7 +219,7 @@ func (m *message) bst(t int) ([]*x509.Certificate, error) {
 		// BSP R3029: EncodingType is required and Base64Binary.
 		return nil, wss.Failf(wss.ReasonToken, "BinarySecurityToken EncodingType is not Base64Binary")
 	}
-	der, err := b64(m.text(t))
+	der, err := m.bstOctets(t)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +281,7 @@ func (m *message) leaf(ref *tokenRef, ix *trust.Index) (*x509.Certificate, error
 		err error
 	)
 	switch ref.kind {
-	case wss.KeyRefBST, wss.KeyRefX509Data:
+	case wss.KeyRefBST, wss.KeyRefX509Data, wss.KeyRefX509KeyIdentifier:
 		return ref.certs[0], nil
 	case wss.KeyRefIssuerSerial:
 		if c = matchCarried(ref); c == nil {
@@ -311,7 +321,7 @@ func matchCarried(ref *tokenRef) *x509.Certificate {
 // refMatches reports whether certificate c is the one ref names.
 func refMatches(ref *tokenRef, c *x509.Certificate) bool {
 	switch ref.kind {
-	case wss.KeyRefBST, wss.KeyRefX509Data:
+	case wss.KeyRefBST, wss.KeyRefX509Data, wss.KeyRefX509KeyIdentifier:
 		return len(ref.certs) > 0 && ref.certs[0].Equal(c)
 	case wss.KeyRefIssuerSerial, wss.KeyRefSKI:
 		// Every lookup key present must name c (an X509Data may hold

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,7 +87,7 @@ func TestWSS4JVectors(t *testing.T) {
 			out, _ := res.Forward(p)
 			assert.NotContains(t, string(out), "Security")
 			assert.NotContains(t, string(out), "EncryptedData")
-			if filepath.Base(filepath.Dir(f)) == "signencr-gcm" {
+			if strings.HasPrefix(filepath.Base(filepath.Dir(f)), "signencr") {
 				require.Len(t, res.Decrypted, 1)
 				assert.True(t, res.Decrypted[0].Content)
 				assert.Equal(t, res.Body, res.Decrypted[0].Start)

@@ -27,7 +27,7 @@ func TestAdminTemplatesOffByDefault(t *testing.T) {
 			require.NoError(t, cfg.Validate())
 			s, err := NewServer(&cfg, metrics.New(metrics.BuildInfo{Version: "test"}), slog.New(slog.NewTextHandler(io.Discard, nil)))
 			require.NoError(t, err)
-			t.Cleanup(s.gateway.Close)
+			t.Cleanup(s.current().Close)
 			admin := httptest.NewServer(s.adminHandler(cfg.Admin))
 			t.Cleanup(admin.Close)
 

@@ -32,15 +32,19 @@ func (c cannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // BenchmarkServeHTTP is the pass-through cost of one 4 KiB SOAP exchange
 // inside the gateway: checks, routing, gate, proxying, metrics and the log
-// line; skip-gate is the same without the gate (unsafeSkipGate).
+// line; skip-gate is the same without the gate (unsafeSkipGate); limited
+// is gated with the route and per-client limits on (never reached), the
+// cost of checking them.
 func BenchmarkServeHTTP(b *testing.B) {
-	b.Run("gated", func(b *testing.B) { benchmarkServeHTTP(b, false) })
-	b.Run("skip-gate", func(b *testing.B) { benchmarkServeHTTP(b, true) })
+	b.Run("gated", func(b *testing.B) { benchmarkServeHTTP(b, false, config.RouteLimits{}) })
+	b.Run("skip-gate", func(b *testing.B) { benchmarkServeHTTP(b, true, config.RouteLimits{}) })
+	high := config.Limit{Rate: 1e9, MaxConcurrent: 1 << 20}
+	b.Run("limited", func(b *testing.B) { benchmarkServeHTTP(b, false, config.RouteLimits{Total: high, PerClient: high}) })
 }
 
-func benchmarkServeHTTP(b *testing.B, skipGate bool) {
+func benchmarkServeHTTP(b *testing.B, skipGate bool, limits config.RouteLimits) {
 	cfg := config.Default()
-	cfg.Routes = []config.Route{{Name: "orders", Path: "/orders", Backend: "http://127.0.0.1:1", UnsafeSkipGate: skipGate}}
+	cfg.Routes = []config.Route{{Name: "orders", Path: "/orders", Backend: "http://127.0.0.1:1", UnsafeSkipGate: skipGate, Limits: limits}}
 	cfg.ApplyDefaults()
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	gw, err := New(&cfg, metrics.New(metrics.BuildInfo{}), log)
@@ -49,7 +53,9 @@ func benchmarkServeHTTP(b *testing.B, skipGate bool) {
 	}
 	const open, end = `<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><m:Echo xmlns:m="urn:bench">`, `</m:Echo></s:Body></s:Envelope>`
 	payload := []byte(open + strings.Repeat("x", 4096-len(open)-len(end)) + end)
-	gw.routes[0].proxy.Transport = cannedTransport{body: payload}
+	// The route's transport with the backend replaced: the body idle
+	// timeout (stall.go) is part of every exchange's cost.
+	gw.routes[0].proxy.Transport = stallTransport{cannedTransport{body: payload}, config.DefaultBackendBodyIdle}
 	b.ReportAllocs()
 	b.SetBytes(int64(2 * len(payload)))
 	for b.Loop() {

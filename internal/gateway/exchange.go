@@ -1,11 +1,13 @@
 package gateway
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"sync/atomic"
 	"time"
 
+	"github.com/wssgw/wssgw/internal/limit"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
 	"github.com/wssgw/wssgw/internal/trust"
@@ -29,6 +31,11 @@ type exchange struct {
 	reason    error           // why the gateway answered itself; logged, never sent
 	engine    string          // the engine that processed a secured request: engineTemplate or engineDOM
 	signer    *trust.Identity // the verified signer of an accepted request
+	username  string          // the verified UsernameToken's user of an accepted request
+	ctx       context.Context // the server's request context: its cause tells a drain cut (drain.go)
+	stalled   atomic.Bool     // the backend's body stalled (stall.go); set on the transport's timer
+	truncated bool            // the response was cut after its headers were sent
+	ticket    limit.Ticket    // the limits' places the request holds until finish (limits.go)
 }
 
 func (e *exchange) WriteHeader(code int) {

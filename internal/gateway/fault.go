@@ -2,11 +2,16 @@ package gateway
 
 import (
 	"errors"
+	"fmt"
+	"io"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
+	"syscall"
 	"time"
 
+	"github.com/wssgw/wssgw/internal/limit"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
 )
@@ -59,8 +64,17 @@ func classify(err error) failure {
 		sec      *securityError
 		bad      *malformedError
 		version  *versionError
+		limited  *limit.Refusal
 	)
 	switch {
+	case errors.Is(err, errDrainCut):
+		// Still running when the drain ended (drain.go): the partner may
+		// retry against another instance; the connection closes next.
+		return failure{http.StatusServiceUnavailable, soap.Receiver, "Service shutting down: retry the request", metrics.DrainCut, nil}
+	case errors.As(err, &limited):
+		// RFC 6585 §4; Retry-After is set by fail. The reason names no
+		// limit: which one refused is logged and counted.
+		return failure{http.StatusTooManyRequests, soap.Sender, "Too many requests: retry later", metrics.RateLimited, nil}
 	case errors.As(err, &sec):
 		// One fault for every security failure (DESIGN.md §5.6): the
 		// reason is logged and counted, never sent, unless the policy
@@ -95,8 +109,15 @@ func classify(err error) failure {
 		return failure{499, soap.Sender, "Client closed the request", metrics.ClientCanceled, nil}
 	case errors.As(err, &body) && isTimeout(body.err):
 		return failure{http.StatusRequestTimeout, soap.Sender, "Request body not received in time", metrics.ClientTimeout, nil}
+	case errors.Is(err, errUploadAborted) || errors.As(err, &body) && isAbort(body.err):
+		// The client closed or reset its connection mid-body: not a
+		// malformed message, and no one is left to read a fault.
+		return failure{499, soap.Sender, "Client aborted the upload", metrics.ClientAbortedUpload, nil}
 	case errors.As(err, &body):
 		return failure{http.StatusBadRequest, soap.Sender, "Request body could not be read", metrics.BadRequest, nil}
+	case errors.As(err, &backend) && errors.Is(backend.err, errBackendStalled):
+		// The headers came in time, the body stopped (stall.go).
+		return failure{http.StatusGatewayTimeout, soap.Receiver, "Backend service timed out", metrics.BackendStalled, nil}
 	case errors.As(err, &backend) && isTimeout(backend.err) && !isDial(backend.err):
 		return failure{http.StatusGatewayTimeout, soap.Receiver, "Backend service timed out", metrics.BackendTimeout, nil}
 	case errors.As(err, &backend):
@@ -118,14 +139,43 @@ func isDial(err error) bool {
 	return errors.As(err, &oe) && oe.Op == "dial"
 }
 
+// errUploadAborted marks a failed body read of a client whose request
+// context is done: over HTTP/2 a reset stream ends the body with an error
+// that names no connection reset.
+var errUploadAborted = errors.New("gateway: client aborted the upload")
+
+// isAbort reports a body read that ended because the client closed or
+// reset its connection mid-body, as opposed to a slow client (timeout) or
+// a malformed body.
+func isAbort(err error) bool {
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE)
+}
+
+// cause is err as the exchange's context explains it: anything failing
+// after the drain's cut is the cut's doing (drain.go), and a body read that
+// failed because the client left is an aborted upload.
+func (e *exchange) cause(err error) error {
+	var body *clientBodyError
+	switch {
+	case e.ctx == nil || errors.Is(err, errDrainCut):
+	case isDrainCut(e.ctx):
+		return fmt.Errorf("%w: %w", errDrainCut, err)
+	case e.ctx.Err() != nil && errors.As(err, &body) && !isTimeout(body.err):
+		return fmt.Errorf("%w: %w", errUploadAborted, err)
+	}
+	return err
+}
+
 // fail answers the exchange with the fault for err. A client that went away
 // gets nothing: there is no one to write to.
 func (e *exchange) fail(err error) {
+	err = e.cause(err)
 	f := classify(err)
 	e.outcome, e.reason = f.outcome, err
 	// The backend did not answer; its latency histogram is for answers.
 	e.backendAt = time.Time{}
-	if f.outcome == metrics.ClientCanceled {
+	if f.outcome == metrics.ClientCanceled || f.outcome == metrics.ClientAbortedUpload {
 		e.status = f.status
 		return
 	}
@@ -135,15 +185,28 @@ func (e *exchange) fail(err error) {
 	if f.status == http.StatusMethodNotAllowed {
 		h.Set("Allow", http.MethodPost)
 	}
-	if f.status == http.StatusRequestEntityTooLarge || f.outcome == metrics.BadRequest || f.outcome == metrics.ClientTimeout {
+	if f.status == http.StatusRequestEntityTooLarge || f.outcome == metrics.BadRequest || f.outcome == metrics.ClientTimeout || f.outcome == metrics.DrainCut {
 		// The rest of the body was not read; the connection cannot be reused.
 		h.Set("Connection", "close")
+	}
+	if secs := retryAfter(err); secs > 0 {
+		h.Set("Retry-After", strconv.Itoa(secs))
 	}
 	fault := soap.Fault{Code: f.code, Subcode: f.subcode, Reason: f.reason, CorrelationID: e.id}
 	b := fault.Append(nil, e.version)
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	e.WriteHeader(f.status)
 	_, _ = e.Write(b)
+}
+
+// retryAfter is the Retry-After of a refusal by a limit, in whole seconds
+// rounded up (RFC 9110 §10.2.3 has no fractions), 0 for other errors.
+func retryAfter(err error) int {
+	var limited *limit.Refusal
+	if !errors.As(err, &limited) {
+		return 0
+	}
+	return max(1, int(math.Ceil(limited.RetryAfter.Seconds())))
 }
 
 // proxyError is the reverse proxy's error hook: it decides who is to blame

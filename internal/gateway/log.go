@@ -7,14 +7,15 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wssgw/wssgw/internal/limit"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/wss"
 )
 
 // Engines, the engine field of the request log line.
 const (
-	engineTemplate = "template" // a learned template matched (the fast path)
-	engineDOM      = "dom"      // the DOM engine processed the message
+	engineTemplate = metrics.EngineTemplate // a learned template matched (the fast path)
+	engineDOM      = metrics.EngineDOM      // the DOM engine processed the message
 )
 
 // engineOf is the engine that processed a secured message, from its
@@ -74,10 +75,30 @@ func (g *Gateway) logRequest(r *http.Request, e *exchange, elapsed time.Duration
 		// certificates of one subject apart.
 		attrs = append(attrs, slog.String("signer", e.signer.Subject), slog.String("signer_sha256", e.signer.SHA256))
 	}
+	if e.username != "" {
+		// The verified UsernameToken's user: the partner of a route
+		// whose policy authenticates by password.
+		attrs = append(attrs, slog.String("username", e.username))
+	}
+	if e.truncated {
+		// The status went out with the headers, but the body was cut
+		// (outcome says why, bytes_out how much): the client got a
+		// broken connection, not a complete answer with that status.
+		attrs = append(attrs, slog.Bool("truncated", true))
+	}
 	if e.reason != nil {
-		var se *securityError
+		var (
+			se      *securityError
+			limited *limit.Refusal
+		)
 		if errors.As(e.reason, &se) {
 			attrs = append(attrs, slog.String("reason", se.err.Reason.String()))
+		}
+		if errors.As(e.reason, &limited) {
+			// Which limit refused (client_rate, signer_concurrency, ...)
+			// and whom: the address prefix, or the signer.
+			attrs = append(attrs, slog.String("reason", limited.Scope.String()+"_"+limited.Kind.String()),
+				slog.String("client", limited.Client))
 		}
 		attrs = append(attrs, slog.String("error", e.reason.Error()))
 	}

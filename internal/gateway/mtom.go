@@ -128,7 +128,9 @@ func readError(body io.Reader, err error) error {
 		return &mimeLimitError{err: err}
 	}
 	if cb, ok := body.(interface{ readErr() error }); ok && cb.readErr() != nil {
-		return &clientBodyError{err}
+		// The read error decides the answer (slow, aborted); the
+		// parser's view of the cut package is for the log.
+		return &clientBodyError{fmt.Errorf("%w (%w)", cb.readErr(), err)}
 	}
 	return &badPackageError{err}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"reflect"
 	"strings"
 
 	"github.com/wssgw/wssgw/internal/config"
@@ -19,19 +20,53 @@ import (
 )
 
 // policies are the compiled security policies with the replay store they
-// share and the context that keeps their key material fresh.
+// share. Each compiled policy keeps its key material fresh until it is
+// closed. A configuration reload hands the replay store and every policy
+// whose configuration did not change to the next gateway (carry.go), so
+// that neither replay entries nor learned templates are lost; each is
+// closed by the last gateway that owns it.
 type policies struct {
 	byName    map[string]*wss.Policy
 	templates map[string]*template.Store
 	metrics   map[string]*metrics.PolicyMetrics
+	compiled  map[string]*compiled
+	ocsp      map[string]*ocspRun // policies with trust.ocsp enabled
 	store     replay.Store
-	stop      context.CancelFunc
+	observed  replay.Store // store with its metrics (replay.go): what the policies use
+	storeKey  string       // replayKey of store
+	ownsStore bool         // false while borrowed from the previous gateway, or handed on
+}
+
+// compiled is one policy made ready: what it was built from, so that a
+// reload can tell whether it may be kept, and how to stop it.
+type compiled struct {
+	policy    *wss.Policy
+	templates *template.Store // nil with templates off
+	cfg       config.Policy
+	tcfg      config.Templates
+	stop      context.CancelFunc // stops its pollers and its certificate export
+	owned     bool               // false while borrowed, or after being handed on
+}
+
+// ocspRun is a policy's OCSP checker and what keeps it fetching. It is
+// kept over a reload whenever the policy's trust.ocsp section is
+// unchanged, even when the policy is compiled anew, so that its cache of
+// responses survives: with onUnknown: reject, a cold cache would refuse
+// partners until the first fetches.
+type ocspRun struct {
+	checker *trust.OCSPChecker
+	cfg     config.OCSP
+	stop    context.CancelFunc
+	owned   bool // as compiled.owned
 }
 
 // newPolicies compiles the policies that routes use and starts reloading
-// their certificates and keys (Kubernetes Secret rotation).
-func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*policies, error) {
-	ps := &policies{byName: map[string]*wss.Policy{}, templates: map[string]*template.Store{}, metrics: map[string]*metrics.PolicyMetrics{}}
+// their certificates and keys (Kubernetes Secret rotation). prev, when not
+// nil, is the running gateway's: its replay store and its unchanged
+// policies are borrowed instead of built (see carry.go for when they
+// change hands).
+func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev *policies) (*policies, error) {
+	ps := &policies{byName: map[string]*wss.Policy{}, templates: map[string]*template.Store{}, metrics: map[string]*metrics.PolicyMetrics{}, compiled: map[string]*compiled{}, ocsp: map[string]*ocspRun{}}
 	used := map[string]bool{}
 	for _, r := range cfg.Routes {
 		if r.Policy != config.PolicyNone {
@@ -41,40 +76,105 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*pol
 	if len(used) == 0 {
 		return ps, nil
 	}
-	store, err := newReplayStore(cfg.Replay, log)
-	if err != nil {
+	if err := ps.openStore(cfg.Replay, m, log, prev); err != nil {
 		return nil, err
 	}
-	ps.store = store
-	ctx, cancel := context.WithCancel(context.Background())
-	ps.stop = cancel
 	reasons := []string{"unknown"}
 	for _, r := range wss.Reasons() {
 		reasons = append(reasons, r.String())
 	}
-	ro := reload.Options{Logger: log}
 	for name := range used {
-		p, err := wss.Compile(name, cfg.Policies[name], store, ro)
-		if err != nil {
-			ps.close()
-			return nil, fmt.Errorf("gateway: %w", err)
+		c := prev.reusable(name, cfg, ps.store)
+		if c != nil {
+			ps.openOCSP(name, cfg, m, log, prev) // borrows the kept policy's checker
+			// Unchanged: keep it, and its learned templates, but look at
+			// its files now rather than at the next poll.
+			if err := c.policy.Refresh(); err != nil {
+				log.Warn("config reload: key material of a kept policy failed to reload; keeping the previous version", "policy", name, "error", err)
+			}
+			c = &compiled{policy: c.policy, templates: c.templates, cfg: c.cfg, tcfg: c.tcfg, stop: c.stop}
+		} else {
+			var err error
+			if c, err = compile(name, cfg, ps.observed, ps.openOCSP(name, cfg, m, log, prev), m, log); err != nil {
+				ps.close()
+				return nil, err
+			}
 		}
-		if o := p.OCSP(); o != nil {
-			o.Observe(m.WatchOCSP(name, ocspSource(o)))
+		ps.compiled[name] = c
+		ps.byName[name] = c.policy
+		if c.templates != nil {
+			ps.templates[name] = c.templates
 		}
-		p.Run(ctx)
-		ps.byName[name] = p
 		ps.metrics[name] = m.Policy(name, reasons)
 		ps.metrics[name].InitStripped(wss.UnsignedHeader, wss.UnsignedAttribute, wss.UnsignedComment)
-		m.WatchCertificates(policyCertificates(p))
-		if tc := cfg.Templates; tc.Enabled {
-			ps.templates[name] = template.NewStore(p, template.Options{
-				MaxTemplates: tc.MaxTemplates, MaxBytes: int(tc.MaxBytes),
-				LearnPerSecond: tc.LearnPerSecond, LearnBurst: tc.LearnBurst, ShadowRate: tc.ShadowRate,
-			}, m.Templates(name))
-		}
+		ps.metrics[name].InitLegacy(legacyLabels()...)
 	}
 	return ps, nil
+}
+
+// compile builds one policy, with its OCSP checker (nil when off), and
+// starts keeping its key material fresh.
+func compile(name string, cfg *config.Config, store replay.Store, ocsp *trust.OCSPChecker, m *metrics.Metrics, log *slog.Logger) (*compiled, error) {
+	ro := reload.Options{Logger: log, Observer: keyReloadObserver(m)}
+	p, err := wss.CompileWith(name, cfg.Policies[name], store, ro, ocsp)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	p.Run(ctx)
+	context.AfterFunc(ctx, m.WatchCertificates(policyCertificates(p)))
+	c := &compiled{policy: p, cfg: cfg.Policies[name], tcfg: cfg.Templates, stop: stop, owned: true}
+	if tc := cfg.Templates; tc.Enabled {
+		c.templates = template.NewStore(p, template.Options{
+			MaxTemplates: tc.MaxTemplates, MaxBytes: int(tc.MaxBytes),
+			LearnPerSecond: tc.LearnPerSecond, LearnBurst: tc.LearnBurst, ShadowRate: tc.ShadowRate,
+		}, m.Templates(name))
+	}
+	return c, nil
+}
+
+// openOCSP returns the OCSP checker of policy name, nil when its OCSP is
+// off: prev's when its trust.ocsp section is the same, else a new one,
+// running and exported.
+func (ps *policies) openOCSP(name string, cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev *policies) *trust.OCSPChecker {
+	oc := cfg.Policies[name].Trust.OCSP
+	if !oc.Enabled {
+		return nil
+	}
+	if prev != nil {
+		if r, ok := prev.ocsp[name]; ok && reflect.DeepEqual(r.cfg, oc) {
+			ps.ocsp[name] = &ocspRun{checker: r.checker, cfg: oc, stop: r.stop}
+			return r.checker
+		}
+	}
+	o := oc.Options()
+	o.Logger = log
+	chk := trust.NewOCSPChecker(o)
+	chk.Observe(m.WatchOCSP(name, ocspSource(chk)))
+	ctx, stop := context.WithCancel(context.Background())
+	go chk.Run(ctx)
+	ps.ocsp[name] = &ocspRun{checker: chk, cfg: oc, stop: stop, owned: true}
+	return chk
+}
+
+// keyReloadObserver counts failed reloads of a policy's files by kind,
+// which the reloader's source name tells (wss.Compile names them after
+// their configuration keys).
+func keyReloadObserver(m *metrics.Metrics) func(string, error) {
+	kinds := map[string]func(string, error){}
+	for _, k := range metrics.KeyKinds() {
+		kinds[k] = m.KeyReloadObserver(k)
+	}
+	return func(source string, err error) {
+		kind := metrics.KeyKindTrust
+		switch {
+		case strings.Contains(source, ".decryptionKeys["):
+			kind = metrics.KeyKindDecryption
+		case strings.HasSuffix(source, ".credentialsFile"):
+			kind = metrics.KeyKindCredentials
+		}
+		kinds[kind](source, err)
+	}
 }
 
 // policyCertificates reports the certificates a policy holds now: its trust
@@ -102,11 +202,20 @@ func ocspSource(o *trust.OCSPChecker) metrics.OCSPSource {
 	}
 }
 
+// close stops the policies and closes the replay store this gateway owns;
+// what it borrowed or handed on is its successor's to close.
 func (ps *policies) close() {
-	if ps.stop != nil {
-		ps.stop()
+	for _, c := range ps.compiled {
+		if c.owned {
+			c.stop()
+		}
 	}
-	if ps.store != nil {
+	for _, r := range ps.ocsp {
+		if r.owned {
+			r.stop()
+		}
+	}
+	if ps.store != nil && ps.ownsStore {
 		_ = ps.store.Close()
 	}
 }

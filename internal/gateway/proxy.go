@@ -49,7 +49,9 @@ func newProxy(rc config.Route, pool *bufferPool, reserved reservedHeaders) (*htt
 			pathOverrides.strip(pr.Out.Header)
 			reserved.setIdentity(pr.In, pr.Out.Header)
 		},
-		Transport:    noSwitchTransport{transport},
+		// The body idle timeout goes inside, on the response the
+		// proxy and the responder read (stall.go).
+		Transport:    noSwitchTransport{stallTransport{transport, rc.Timeouts.BackendBodyIdle}},
 		BufferPool:   pool,
 		ErrorHandler: proxyError,
 		// ErrorLog is set by New, which has the logger.

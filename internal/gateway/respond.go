@@ -57,16 +57,19 @@ func newResponder(ctx context.Context, policy string, cfg config.Responses, limi
 	if err != nil {
 		return nil, fmt.Errorf("gateway: policy %s: %w", policy, err)
 	}
-	key, err := reload.NewKeySource("policies."+policy+".responses", cfg.KeyOptions(), reload.Options{Logger: log})
+	ro := reload.Options{Logger: log, Observer: m.KeyReloadObserver(metrics.KeyKindSigning)}
+	key, err := reload.NewKeySource("policies."+policy+".responses", cfg.KeyOptions(), ro)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: policy %s: %w", policy, err)
 	}
 	go key.Run(ctx)
-	m.WatchCertificates(func(yield func(string, *x509.Certificate)) {
+	// The gateway that built the responder ends ctx when it closes (after
+	// a reload): its signing certificate is then no longer exported.
+	context.AfterFunc(ctx, m.WatchCertificates(func(yield func(string, *x509.Certificate)) {
 		if k := key.Current(); k != nil && k.Certificate != nil {
 			yield(metrics.UseSigning, k.Certificate)
 		}
-	})
+	}))
 	return &responder{cfg: cfg, key: key, gate: gate, log: log, metrics: m, results: map[string]*metrics.ResponseMetrics{}}, nil
 }
 
@@ -251,7 +254,7 @@ func (rs *responder) proxyError(rt *route, w http.ResponseWriter, r *http.Reques
 	e, ok := w.(*exchange)
 	if !errors.As(err, &re) || !ok {
 		proxyError(w, r, err)
-		if ok && (e.outcome == metrics.BackendUnavailable || e.outcome == metrics.BackendTimeout) {
+		if ok && (e.outcome == metrics.BackendUnavailable || e.outcome == metrics.BackendTimeout || e.outcome == metrics.BackendStalled) {
 			rs.count(rt, metrics.ResponseBackendError)
 		}
 		return

@@ -28,7 +28,7 @@ func (rs *responder) stream(rt *route, resp *http.Response) error {
 	pr, err := wmime.NewPartReader(resp.Body, ct, lim)
 	if err != nil {
 		resp.Body.Close()
-		return rs.failed(rt, &responseError{err})
+		return rs.unprepared(rt, resp, err)
 	}
 	o, err := rs.options(requesterOf(resp.Request))
 	if err != nil {
@@ -44,7 +44,7 @@ func (rs *responder) stream(rt *route, resp *http.Response) error {
 	}
 	if err != nil {
 		resp.Body.Close()
-		return rs.failed(rt, &responseError{err})
+		return rs.unprepared(rt, resp, err)
 	}
 	outType, err := withBoundary(ct, s.Boundary())
 	if err != nil {
@@ -58,6 +58,17 @@ func (rs *responder) stream(rt *route, resp *http.Response) error {
 	resp.Header.Del("Content-Length")
 	resp.Header.Set("Content-Type", outType)
 	return nil
+}
+
+// unprepared is the error for a streamed response whose root part could
+// not be read and checked: a backend whose body stalled meanwhile failed
+// itself (504 backend_stalled), the package is not one that cannot be
+// signed.
+func (rs *responder) unprepared(rt *route, resp *http.Response, err error) error {
+	if b, ok := resp.Body.(*idleBody); ok && b.stalled.Load() {
+		return &backendError{fmt.Errorf("%w: %w", errBackendStalled, err)}
+	}
+	return rs.failed(rt, &responseError{err})
 }
 
 // send copies the signed package into the pipe the proxy reads.

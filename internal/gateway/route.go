@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wssgw/wssgw/internal/config"
+	"github.com/wssgw/wssgw/internal/limit"
 	"github.com/wssgw/wssgw/internal/metrics"
 )
 
@@ -18,9 +19,11 @@ type route struct {
 	readTimeout  time.Duration
 	proxy        *httputil.ReverseProxy
 	metrics      *metrics.RouteMetrics
-	security     *security  // nil for policy none
-	gate         *gate      // nil with unsafeSkipGate (gate.go)
-	responder    *responder // nil when responses are not signed
+	security     *security                 // nil for policy none
+	gate         *gate                     // nil with unsafeSkipGate (gate.go)
+	responder    *responder                // nil when responses are not signed
+	limiter      *limit.Limiter            // nil without routes[].limits (limits.go)
+	rateLimits   *metrics.RateLimitMetrics // its refusals
 }
 
 // routeTable finds the route for a path by longest prefix on segment
@@ -60,12 +63,16 @@ func newRoute(rc config.Route, m *metrics.Metrics, pool *bufferPool, reserved re
 	if err != nil {
 		return nil, err
 	}
+	rm := m.Route(rc.Name)
+	if rc.Policy != config.PolicyNone {
+		rm.Secured() // engine series at zero
+	}
 	return &route{
 		name:         rc.Name,
 		prefix:       rc.Path,
 		maxBodyBytes: int64(rc.MaxBodyBytes),
 		readTimeout:  rc.Timeouts.Read,
 		proxy:        p,
-		metrics:      m.Route(rc.Name),
+		metrics:      rm,
 	}, nil
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/wssgw/wssgw/internal/c14n"
@@ -115,6 +117,7 @@ func (s *security) observe(rm *metrics.RouteMetrics, res *wss.Result) {
 	rm.Stage(metrics.StageDecrypt, res.DecryptTime)
 	rm.Stage(metrics.StageVerify, res.ProcessTime-res.GateTime-res.DecryptTime-res.MatchTime)
 	rm.Stage(metrics.StagePolicy, res.PolicyTime)
+	rm.Engine(engineOf(res), res.ProcessTime)
 	s.count(res)
 }
 
@@ -128,12 +131,50 @@ func (s *security) reject(err error) error {
 }
 
 // count records the algorithms the partner used, as closed-set labels,
-// and the unsigned content the policy left out.
+// the legacy ones once per message with the signer that used them, and the
+// unsigned content the policy left out.
 func (s *security) count(res *wss.Result) {
+	var legacy []string // nil, without allocating, for a modern message
 	for _, u := range res.Algorithms {
 		s.metrics.Use(u.Kind, algorithmLabel(u.Kind, u.Value))
+		if l := legacyLabel(u.Kind, u.Value); l != "" && !slices.Contains(legacy, l) {
+			legacy = append(legacy, l)
+		}
+	}
+	if legacy != nil {
+		subject := ""
+		if id := res.Signer(); id != nil {
+			subject = id.Subject // a certificate the trust store accepted
+		}
+		for _, l := range legacy {
+			s.metrics.Legacy(l, subject)
+		}
 	}
 	s.stripped(res)
+}
+
+// legacyKeyLabel is the legacy label of a signer's RSA key under 2048 bits
+// (NIST SP 800-131A: disallowed for signing since 2014).
+const legacyKeyLabel = "rsa-under-2048"
+
+// legacyLabels are the label values of wssgw_legacy_algorithm_messages_total.
+func legacyLabels() []string { return append(crypto.LegacyLabels(), legacyKeyLabel) }
+
+// legacyLabel is the legacy label of one algorithm use, or "" when the use
+// is not legacy. Key sizes come from certificate keys only
+// (dom/signature.go): over 521 bits (P-521) they are RSA moduli.
+func legacyLabel(kind, value string) string {
+	switch kind {
+	case wss.UseSignature, wss.UseDigest, wss.UseKeyTransport, wss.UseData:
+		if crypto.Legacy(value) {
+			return crypto.AlgorithmLabel(value)
+		}
+	case wss.UseKeySize:
+		if bits, err := strconv.Atoi(value); err == nil && bits > 521 && bits < 2048 {
+			return legacyKeyLabel
+		}
+	}
+	return ""
 }
 
 // maxLoggedNames bounds the QNames one debug line lists.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -18,11 +19,15 @@ import (
 
 // Server runs the data and admin listeners and drains them on shutdown.
 type Server struct {
-	cfg     *config.Config
-	gateway *Gateway
+	conf    atomic.Pointer[config.Config] // the running configuration
+	live    atomic.Pointer[live]          // the gateway serving new requests (swap.go)
+	tls     atomic.Pointer[tls.Config]    // the data listener's, when TLS is on
 	metrics *metrics.Metrics
 	log     *slog.Logger
 	ready   atomic.Bool
+
+	reloadMu sync.Mutex // serializes reloads
+	closed   bool       // under reloadMu: Run has ended
 
 	// OnListen, if set, is called with the bound addresses once both
 	// listeners accept connections (the demo and tests use it with port 0).
@@ -35,7 +40,11 @@ func NewServer(cfg *config.Config, m *metrics.Metrics, log *slog.Logger) (*Serve
 	if err != nil {
 		return nil, err
 	}
-	return &Server{cfg: cfg, gateway: gw, metrics: m, log: log}, nil
+	s := &Server{metrics: m, log: log}
+	s.conf.Store(cfg)
+	s.live.Store(newLive(gw))
+	m.ConfigLoaded(time.Now())
+	return s, nil
 }
 
 // Ready reports whether the server accepts traffic: listeners are up and no
@@ -53,14 +62,21 @@ func (s *Server) setReady(v bool) {
 // shutdown.drainTimeout to finish. It returns nil after a drain, timed out
 // or not, and an error only if serving could not start or failed.
 func (s *Server) Run(ctx context.Context) error {
-	defer s.gateway.Close()
+	defer s.stop()
 	dataLn, adminLn, err := s.listen()
 	if err != nil {
 		return err
 	}
+	// Every data request's context derives from base, so that a drain
+	// that times out can tell its requests they were cut (drain.go).
+	base, cut := context.WithCancelCause(context.Background())
+	defer cut(nil)
 	data := s.dataServer()
+	data.BaseContext = func(net.Listener) context.Context { return base }
+	running := &handlers{next: data.Handler}
+	data.Handler = running
 	admin := &http.Server{
-		Handler:           s.adminHandler(s.cfg.Admin),
+		Handler:           s.adminHandler(s.config().Admin),
 		ReadHeaderTimeout: 5 * time.Second,
 		ErrorLog:          newErrorLog(s.log, metrics.ListenerAdmin, nil),
 	}
@@ -68,7 +84,7 @@ func (s *Server) Run(ctx context.Context) error {
 	go func() { errc <- serve(admin, adminLn) }()
 	go func() { errc <- serve(data, dataLn) }()
 	s.setReady(true)
-	s.log.Info("listening", "data", dataLn.Addr().String(), "admin", adminLn.Addr().String(), "tls", s.cfg.TLS.Enabled())
+	s.log.Info("listening", "data", dataLn.Addr().String(), "admin", adminLn.Addr().String(), "tls", s.config().TLS.Enabled())
 	if s.OnListen != nil {
 		s.OnListen(dataLn.Addr(), adminLn.Addr())
 	}
@@ -80,38 +96,45 @@ func (s *Server) Run(ctx context.Context) error {
 		return err
 	case <-ctx.Done():
 	}
-	s.drain(data, admin)
+	s.drain(data, admin, running, cut)
 	return nil
 }
 
 func (s *Server) listen() (data, admin net.Listener, err error) {
-	data, err = net.Listen("tcp", s.cfg.Listen)
+	cfg := s.config()
+	data, err = net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return nil, nil, fmt.Errorf("gateway: listen: %w", err)
 	}
-	admin, err = net.Listen("tcp", s.cfg.Admin.Listen)
+	admin, err = net.Listen("tcp", cfg.Admin.Listen)
 	if err != nil {
 		data.Close()
 		return nil, nil, fmt.Errorf("gateway: admin.listen: %w", err)
 	}
-	if s.cfg.TLS.Enabled() {
-		tc, err := serverTLS(s.cfg.TLS)
+	if cfg.TLS.Enabled() {
+		tc, err := serverTLS(cfg.TLS)
 		if err != nil {
 			data.Close()
 			admin.Close()
 			return nil, nil, err
 		}
-		data = tls.NewListener(data, tc)
-		s.metrics.WatchCertificates(tlsCertificates(tc))
+		s.tls.Store(tc)
+		// Each handshake takes the TLS material of the running
+		// configuration: a reload (a renewed certificate, new client CAs)
+		// applies to the next connection, without a restart.
+		data = tls.NewListener(data, &tls.Config{
+			GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) { return s.tls.Load(), nil },
+		})
+		s.metrics.WatchCertificates(tlsCertificates(&s.tls))
 		s.metrics.WatchTLSListener(metrics.ListenerData)
 	}
 	return data, admin, nil
 }
 
 func (s *Server) dataServer() *http.Server {
-	sc := s.cfg.Server
+	sc := s.config().Server
 	return &http.Server{
-		Handler:           s.gateway,
+		Handler:           s,
 		ReadHeaderTimeout: sc.ReadHeaderTimeout,
 		IdleTimeout:       sc.IdleTimeout,
 		WriteTimeout:      sc.WriteTimeout,
@@ -129,25 +152,26 @@ func serve(srv *http.Server, ln net.Listener) error {
 	return nil
 }
 
-func (s *Server) drain(data, admin *http.Server) {
+func (s *Server) drain(data, admin *http.Server, running *handlers, cut context.CancelCauseFunc) {
 	s.setReady(false)
-	s.log.Info("draining", "delay", s.cfg.Shutdown.Delay.String(), "timeout", s.cfg.Shutdown.DrainTimeout.String())
-	time.Sleep(s.cfg.Shutdown.Delay)
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Shutdown.DrainTimeout)
+	sd := s.config().Shutdown
+	s.log.Info("draining", "delay", sd.Delay.String(), "timeout", sd.DrainTimeout.String())
+	time.Sleep(sd.Delay)
+	ctx, cancel := context.WithTimeout(context.Background(), sd.DrainTimeout)
 	defer cancel()
 	if err := data.Shutdown(ctx); err != nil {
-		s.log.Warn("drain timed out; closing remaining connections", "error", err)
-		_ = data.Close()
+		s.log.Warn("drain timed out; cutting the remaining requests (outcome drain_cut)", "error", err)
+		cutRemaining(data, running, cut)
 	}
 	// The admin listener goes last so that /readyz reports the drain.
 	_ = admin.Close()
 	s.log.Info("stopped")
 }
 
-// tlsCertificates reports the serving certificate chain.
-func tlsCertificates(tc *tls.Config) metrics.CertificateSource {
+// tlsCertificates reports the serving certificate chain in use.
+func tlsCertificates(cur *atomic.Pointer[tls.Config]) metrics.CertificateSource {
 	return func(yield func(string, *x509.Certificate)) {
-		for _, c := range tc.Certificates {
+		for _, c := range cur.Load().Certificates {
 			if c.Leaf != nil {
 				yield(metrics.UseTLS, c.Leaf)
 			}

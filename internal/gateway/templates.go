@@ -15,13 +15,14 @@ import (
 func (s *Server) templatesHandler(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	var out []template.Info
-	names := make([]string, 0, len(s.gateway.policies.templates))
-	for name := range s.gateway.policies.templates {
+	gw := s.current()
+	names := make([]string, 0, len(gw.policies.templates))
+	for name := range gw.policies.templates {
 		names = append(names, name)
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		for _, in := range s.gateway.policies.templates[name].Infos(id != "") {
+		for _, in := range gw.policies.templates[name].Infos(id != "") {
 			if id == "" || in.ID == id {
 				out = append(out, in)
 			}
@@ -37,11 +38,12 @@ func (s *Server) templatesHandler(w http.ResponseWriter, r *http.Request) {
 	_ = enc.Encode(out)
 }
 
-// warmStart learns an export file's messages into each policy's store,
+// warmStart learns an export file's messages into each policy's store
+// that fresh holds (stores kept over a reload have learned already),
 // through the first route of that policy. A file that cannot be read or
 // entries the DOM engine no longer accepts are logged, not fatal: the
 // gateway then learns from live traffic as usual.
-func warmStart(file string, routes []*route, log *slog.Logger) {
+func warmStart(file string, routes []*route, fresh map[*template.Store]bool, log *slog.Logger) {
 	f, err := os.Open(file)
 	if err != nil {
 		log.Warn("templates: warm start skipped", "file", file, "error", err)
@@ -56,7 +58,7 @@ func warmStart(file string, routes []*route, log *slog.Logger) {
 	done := map[*template.Store]bool{}
 	for _, r := range routes {
 		e := r.templateEngine()
-		if e == nil || done[e.Store()] {
+		if e == nil || done[e.Store()] || !fresh[e.Store()] {
 			continue
 		}
 		done[e.Store()] = true
@@ -72,7 +74,7 @@ func warmStart(file string, routes []*route, log *slog.Logger) {
 // real messages: the admin listener must stay private.
 func (s *Server) exportHandler(w http.ResponseWriter, _ *http.Request) {
 	out := []template.Exported{}
-	for _, st := range s.gateway.policies.templates {
+	for _, st := range s.current().policies.templates {
 		x, err := st.Export()
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -94,7 +96,7 @@ func (s *Server) importHandler(w http.ResponseWriter, r *http.Request) {
 	total := 0
 	var errs []string
 	done := map[*template.Store]bool{}
-	for _, rt := range s.gateway.routes {
+	for _, rt := range s.current().routes {
 		e := rt.templateEngine()
 		if e == nil || done[e.Store()] {
 			continue

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"crypto/x509"
+	"slices"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,7 +25,7 @@ type CertificateSource func(yield func(use string, c *x509.Certificate))
 type certificates struct {
 	desc    *prometheus.Desc
 	mu      sync.Mutex
-	sources []CertificateSource
+	sources []*CertificateSource // by pointer, so that one can be removed
 }
 
 func newCertificates() *certificates {
@@ -37,11 +38,11 @@ func (c *certificates) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 
 func (c *certificates) Collect(ch chan<- prometheus.Metric) {
 	c.mu.Lock()
-	sources := append([]CertificateSource(nil), c.sources...)
+	sources := append([]*CertificateSource(nil), c.sources...)
 	c.mu.Unlock()
 	seen := map[[2]string]bool{}
 	for _, src := range sources {
-		src(func(use string, cert *x509.Certificate) {
+		(*src)(func(use string, cert *x509.Certificate) {
 			k := [2]string{use, cert.Subject.String()}
 			if seen[k] {
 				return // the same subject twice (a renewed copy): the first wins
@@ -53,8 +54,17 @@ func (c *certificates) Collect(ch chan<- prometheus.Metric) {
 }
 
 // WatchCertificates adds a source of certificates whose expiry is exported.
-func (m *Metrics) WatchCertificates(src CertificateSource) {
+// The returned function removes it: a configuration reload replaces the
+// gateway's sources, and certificates no longer used must not stay
+// exported (nor their holders reachable).
+func (m *Metrics) WatchCertificates(src CertificateSource) (unwatch func()) {
+	p := &src
 	m.certs.mu.Lock()
-	m.certs.sources = append(m.certs.sources, src)
+	m.certs.sources = append(m.certs.sources, p)
 	m.certs.mu.Unlock()
+	return func() {
+		m.certs.mu.Lock()
+		defer m.certs.mu.Unlock()
+		m.certs.sources = slices.DeleteFunc(m.certs.sources, func(s *CertificateSource) bool { return s == p })
+	}
 }

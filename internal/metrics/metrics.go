@@ -3,6 +3,7 @@ package metrics
 import (
 	"net/http"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -37,6 +38,17 @@ type Metrics struct {
 	ocspCache   *ocspCache
 	// TLS handshakes (tls.go)
 	tlsFailures *prometheus.CounterVec
+	// Engine time (engines.go), replay store (replay.go), legacy
+	// algorithms (legacy.go)
+	engines *prometheus.HistogramVec
+	replay  *replayStore
+	legacy  *prometheus.CounterVec
+	signers sync.Map // policy name → *legacySigners, kept across reloads
+	// rate and concurrency limits (ratelimit.go)
+	rateLimits *prometheus.CounterVec
+	rateTables *rateLimitTables
+	// Reloads (reload.go)
+	reloads *reloads
 }
 
 // New builds a private registry with the gateway's metrics and the Go and
@@ -95,6 +107,13 @@ func New(build BuildInfo) *Metrics {
 	reg.MustRegister(m.ocspFetches, m.ocspCache)
 	m.tlsFailures = newTLSHandshakeFailures()
 	reg.MustRegister(m.tlsFailures)
+	m.engines, m.replay, m.legacy = newEngineDuration(), newReplayStore(), newLegacyAlgorithms()
+	reg.MustRegister(m.engines, m.replay, m.legacy)
+	m.rateLimits = newRateLimitRejections()
+	m.rateTables = newRateLimitTables()
+	reg.MustRegister(m.rateLimits, m.rateTables)
+	m.reloads = newReloads()
+	reg.MustRegister(m.reloads.collectors()...)
 	reg.MustRegister(m.requests, m.duration, m.backend, m.received, m.sent, m.inFlight, m.readiness, info,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -130,6 +149,9 @@ type RouteMetrics struct {
 	sent     prometheus.Counter
 	stages   map[string]prometheus.Observer
 	lookups  map[string]prometheus.Counter
+	name     string
+	m        *Metrics
+	engines  map[string]prometheus.Observer // secured routes only (engines.go)
 }
 
 // Route returns the handles for a route, creating every outcome series at
@@ -142,11 +164,13 @@ func (m *Metrics) Route(name string) *RouteMetrics {
 		sent:     m.sent.WithLabelValues(name),
 		stages:   map[string]prometheus.Observer{},
 		lookups:  map[string]prometheus.Counter{},
+		name:     name,
+		m:        m,
 	}
 	for _, st := range []string{StageGate, StageMatch, StageVerify, StageDecrypt, StagePolicy, StageSign} {
 		rm.stages[st] = m.sec.stages.WithLabelValues(name, st)
 	}
-	for _, r := range []string{LookupHit, LookupNoTemplate, LookupRejected, LookupDisabled} {
+	for _, r := range LookupResults() {
 		rm.lookups[r] = m.tpl.lookups.WithLabelValues(name, r)
 	}
 	for _, o := range Outcomes() {

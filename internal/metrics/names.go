@@ -47,6 +47,34 @@ const (
 	NameOCSPFetches        = Namespace + "_ocsp_fetches_total"
 	NameOCSPCertificates   = Namespace + "_ocsp_certificates"
 	NameOCSPOldestResponse = Namespace + "_ocsp_oldest_response_age_seconds"
+
+	// NameEngineDuration is the time the WS-Security engine (template
+	// path or DOM engine) took on a message it verified, by route and
+	// engine: the fast path's gain, without the backend in it.
+	NameEngineDuration = Namespace + "_engine_duration_seconds"
+
+	// Replay store health: every Seen by store kind and result, its
+	// latency (a Redis round trip), and the memory store's fill.
+	NameReplayOperations = Namespace + "_replay_store_operations_total"
+	NameReplayDuration   = Namespace + "_replay_store_duration_seconds"
+	NameReplayEntries    = Namespace + "_replay_store_entries"
+	NameReplayCapacity   = Namespace + "_replay_store_capacity"
+
+	// NameLegacyAlgorithms counts messages that used a legacy algorithm
+	// (SHA-1, RSA-1.5, CBC, RSA under 2048 bits), by policy, algorithm and
+	// the verified signer's subject: which partner to call.
+	NameLegacyAlgorithms = Namespace + "_legacy_algorithm_messages_total"
+	// NameRateLimitRejections counts requests refused by a rate or
+	// concurrency limit (routes[].limits), by route and scope
+	// (RateLimitScopes).
+	NameRateLimitRejections = Namespace + "_ratelimit_rejections_total"
+	// NameRateLimitTracked is the clients and signers a route's limits
+	// remember now (at most clients.maxTracked each), by route and scope
+	// (client, signer); NameRateLimitForgotten counts those forgotten to
+	// make room: a steady rate means a spray of addresses, or a
+	// maxTracked below the real number of clients.
+	NameRateLimitTracked   = Namespace + "_ratelimit_tracked_identities"
+	NameRateLimitForgotten = Namespace + "_ratelimit_forgotten_identities_total"
 )
 
 // Label names.
@@ -62,10 +90,25 @@ const (
 	LabelUse     = "use"
 	LabelSubject = "subject"
 	LabelStatus  = "status"
+	LabelEngine  = "engine"
+	LabelStore   = "store"
+	LabelSigner  = "signer"
+	LabelScope   = "scope"
 	// LabelCryptoBackend on wssgw_build_info says which build runs: go,
 	// go-boringcrypto or openssl (issue 18).
 	LabelCryptoBackend = "crypto_backend"
 )
+
+// Values of the scope label of rate-limit rejections: what the limit that
+// refused counts (internal/limit.Scope).
+const (
+	ScopeRoute  = "route"  // the route as a whole
+	ScopeClient = "client" // one client address, before the body is read
+	ScopeSigner = "signer" // one verified signer, after verification
+)
+
+// RateLimitScopes lists every scope, for tests and pre-initialized series.
+func RateLimitScopes() []string { return []string{ScopeRoute, ScopeClient, ScopeSigner} }
 
 // Values of the result label of template lookups: a hit, or why the message
 // went to the DOM engine.
@@ -74,7 +117,52 @@ const (
 	LookupNoTemplate = "no_template" // no template matched the bytes
 	LookupRejected   = "rejected"    // matched, but a slot or binding check failed
 	LookupDisabled   = "disabled"    // templates off for the policy
+	// LookupNotApplicable: a message no template can describe by design
+	// (an MTOM/SwA package, template/attachments.go) went to the DOM
+	// engine. It is not a miss: the template-miss alert leaves it out.
+	LookupNotApplicable = "not_applicable"
 )
+
+// LookupResults lists the values of the result label of template lookups.
+func LookupResults() []string {
+	return []string{LookupHit, LookupNoTemplate, LookupRejected, LookupDisabled, LookupNotApplicable}
+}
+
+// Engines, the values of the engine label (and of the request log's
+// engine field).
+const (
+	EngineTemplate = "template" // a learned template matched (the fast path)
+	EngineDOM      = "dom"      // the DOM engine processed the message
+)
+
+// Replay store kinds (the store label) and results of a Seen (the result
+// label).
+const (
+	ReplayMemory   = "memory"
+	ReplayRedis    = "redis"
+	ReplayRecorded = "recorded" // first sight: the key is stored
+	ReplayReplayed = "replayed" // the key was already held: a replay
+	ReplayError    = "error"    // the store could not answer (fail closed)
+)
+
+// ReplayResults lists the values of the result label of replay store
+// operations.
+func ReplayResults() []string { return []string{ReplayRecorded, ReplayReplayed, ReplayError} }
+
+// Values of the signer label of legacy algorithm use that are not a
+// subject (an RFC 4514 subject always holds "=", so they cannot clash).
+const (
+	SignerNone  = "none"  // no certificate signer: unsigned, UsernameToken or HMAC key
+	SignerOther = "other" // more distinct signers than MaxLegacySigners
+)
+
+// MaxLegacySigners bounds the signer label of legacy algorithm use per
+// policy. Signers are certificates the policy's trust store accepted, so
+// they are partners, not attackers; but a CA trust store admits any
+// number of them, so the bound keeps a CA's issuance from growing the
+// series without end. Subjects, not thumbprints, so a renewal keeps its
+// series.
+const MaxLegacySigners = 100
 
 // Values of the reason label of skipped learning.
 const (
@@ -117,3 +205,20 @@ const NoRoute = "_none"
 // see a 50 µs template fast path and coarse enough for slow backends
 // (DefBuckets start at 5 ms, far too coarse for the fast path).
 var LatencyBuckets = prometheus.ExponentialBucketsRange(25e-6, 13.1072, 20)
+
+// Live reload (issue 16): whole-configuration reloads (SIGHUP, the config
+// file watch) and the key material pollers of internal/reload.
+const (
+	// NameConfigReloads counts configuration reloads by result.
+	NameConfigReloads = Namespace + "_config_reloads_total"
+	// NameConfigLastReloadSuccessful is 1 when the last reload attempt
+	// (or the start-up load) succeeded, 0 while the running configuration
+	// is older than the file because the last attempt failed.
+	NameConfigLastReloadSuccessful = Namespace + "_config_last_reload_successful"
+	// NameConfigLastReloadSuccess is the Unix time of the last successful
+	// load (start-up or reload) of the running configuration.
+	NameConfigLastReloadSuccess = Namespace + "_config_last_reload_success_timestamp_seconds"
+	// NameKeyReloadFailures counts failed reloads of key material files
+	// (trust stores, decryption and signing keys, credentials), by kind.
+	NameKeyReloadFailures = Namespace + "_key_reload_failures_total"
+)

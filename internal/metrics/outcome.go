@@ -22,6 +22,10 @@ const (
 	InternalError                        // a gateway bug: 500
 	SecurityRejected                     // WS-Security verification or policy failed: uniform fault
 	ResponseSigningFailed                // the backend's response could not be signed or encrypted: 502 fault
+	DrainCut                             // still running at shutdown.drainTimeout: 503 fault, or the connection cut
+	ClientAbortedUpload                  // client closed or reset the connection mid-body: nothing to answer
+	BackendStalled                       // backend body made no progress for timeouts.backendBodyIdle: 504, or the connection cut
+	RateLimited                          // refused by a rate or concurrency limit (routes[].limits): 429
 	numOutcomes
 )
 
@@ -41,6 +45,10 @@ var outcomeNames = [numOutcomes]string{
 	InternalError:         "internal_error",
 	SecurityRejected:      "security_rejected",
 	ResponseSigningFailed: "response_signing_failed",
+	DrainCut:              "drain_cut",
+	ClientAbortedUpload:   "client_aborted_upload",
+	BackendStalled:        "backend_stalled",
+	RateLimited:           "rate_limited",
 }
 
 // String is the outcome's label value.

@@ -46,12 +46,15 @@ type PolicyMetrics struct {
 	failures   map[string]prometheus.Counter
 	algorithms *prometheus.CounterVec
 	stripped   *prometheus.CounterVec
+	legacy     *prometheus.CounterVec // legacy.go
+	signers    *legacySigners
 }
 
 // Policy returns the handles of a policy, with a failure series per reason
 // created at zero so that rate() works before the first failure.
 func (m *Metrics) Policy(name string, reasons []string) *PolicyMetrics {
-	pm := &PolicyMetrics{name: name, failures: map[string]prometheus.Counter{}, algorithms: m.sec.algorithms, stripped: m.sec.stripped}
+	pm := &PolicyMetrics{name: name, failures: map[string]prometheus.Counter{}, algorithms: m.sec.algorithms, stripped: m.sec.stripped,
+		legacy: m.legacy, signers: m.signersOf(name)}
 	for _, r := range reasons {
 		pm.failures[r] = m.sec.failures.WithLabelValues(name, r)
 	}

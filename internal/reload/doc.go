@@ -6,5 +6,7 @@
 // It is separate from internal/crypto and internal/trust because it serves
 // both: NewKeySource reloads a local key pair (crypto.KeyPair), NewTrustSource
 // a trust store (trust.Store), and its log lines label failures of either
-// with trust.Reason.
+// with trust.Reason. Watch is the same poll without loading anything: it
+// tells the configuration reload (cmd/wssgw) that the configuration file or
+// a file it names changed.
 package reload

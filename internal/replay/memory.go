@@ -187,6 +187,10 @@ func (m *Memory) sweep(s *shard, now int64) {
 // swept. It is meant for metrics and tests.
 func (m *Memory) Len() int { return int(m.count.Load()) }
 
+// Cap returns the capacity, MaxEntries: a full store fails closed. It is
+// meant for metrics.
+func (m *Memory) Cap() int { return int(m.max) }
+
 // Close drops every entry. Seen fails closed afterwards.
 func (m *Memory) Close() error {
 	m.closed.Store(true)

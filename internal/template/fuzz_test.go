@@ -44,6 +44,14 @@ func FuzzEngines(f *testing.F) {
 		}
 		f.Add(fx.sign(f, envelope(true, 2, "seed"), fx.rsa, c.ref, fx.now, c.enc))
 	}
+	// WSS4J's X509v3 KeyIdentifier (issue 15): the certificate in the STR,
+	// learned as a constant of the template.
+	kiLearn := toX509KI(f, fx.sign(f, envelope(false, 2, "learn"), fx.rsa, signer.RefBST, fx.now, nil))
+	if _, err := fx.engine.Process(kiLearn, fx.policy, fx.now); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(toX509KI(f, fx.sign(f, envelope(false, 2, "seed ki"), fx.rsa, signer.RefBST, fx.now, nil)))
+	f.Add(toX509KI(f, fx.sign(f, envelope(true, 2, "seed ki"), fx.rsa, signer.RefBST, fx.now, nil)))
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		got, gout, gerr := fx.policy.Verify(ctx, fx.engine, msg, fx.now)

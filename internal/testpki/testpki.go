@@ -128,6 +128,12 @@ func (ca *CA) IssueRSA(t testing.TB, dir, name string) *Leaf {
 	return ca.issue(t, dir, name, key)
 }
 
+// IssueKey is Issue for a given key, such as a legacy RSA-1024 one.
+func (ca *CA) IssueKey(t testing.TB, dir, name string, key crypto.Signer) *Leaf {
+	t.Helper()
+	return ca.issue(t, dir, name, key)
+}
+
 // Renew issues another certificate for l's key and subject with a new
 // serial number, a same-key renewal, and writes it to dir (pass another
 // directory than l's, or l's files are replaced).

@@ -144,6 +144,8 @@ func TestCommitted(t *testing.T) {
 	for _, rel := range []string{
 		"wss4j/keys/ca.crt", "wss4j/keys/client.crt", "wss4j/keys/client.key", "wss4j/keys/server.crt", "wss4j/keys/server.key",
 		"wss4j/sign-bst/0000.xml", "wss4j/sign-bst-soap12/0000.xml", "wss4j/sign-issuerserial/0000.xml", "wss4j/signencr-gcm/0000.xml",
+		"wss4j/sign-x509/0000.xml", "wss4j/mtom-store-sign/0000.mime", "wss4j/mtom-store-sign/0000.ctype",
+		"wss4j/mtom-store-sign-soap12/0000.mime", "wss4j/mtom-store-signencr/0000.mime", "wss4j/mtom-store-signencr-soap12/0000.mime",
 	} {
 		p := Path(t, rel)
 		if !strings.Contains(filepath.ToSlash(p), "/testdata/wss4j/") {

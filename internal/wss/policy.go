@@ -3,6 +3,7 @@ package wss
 import (
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"time"
 
@@ -30,8 +31,9 @@ type Policy struct {
 	c14n              map[string]bool
 	trust             *reload.Reloader[trust.Store]
 	ocsp              *trust.OCSPChecker // nil unless trust.ocsp.enabled; outlives trust reloads
+	runOCSP           bool               // Run runs ocsp (Compile made it)
 	keys              []*reload.Reloader[crypto.KeyPair]
-	users             *Credentials
+	users             *reload.Reloader[Credentials] // nil without a credentials file
 	replay            ReplayStore
 	unsignedRule      unsignedRule // unsignedHeaders and unsignedAllow (unsigned.go)
 }
@@ -49,6 +51,16 @@ var (
 
 // Compile builds the runtime policy. store may be nil when replay is off.
 func Compile(name string, p config.Policy, store ReplayStore, ro reload.Options) (*Policy, error) {
+	return CompileWith(name, p, store, ro, nil)
+}
+
+// CompileWith is Compile with the OCSP checker to use when the policy
+// checks OCSP: a configuration reload passes the previous policy's, so
+// that its cache of responses survives (with onUnknown: reject, a cold
+// cache would refuse partners until the first fetches). A checker given
+// here is run by the caller, not by Run; nil makes a new one that Run
+// runs.
+func CompileWith(name string, p config.Policy, store ReplayStore, ro reload.Options, ocsp *trust.OCSPChecker) (*Policy, error) {
 	algs, err := allowList(p.Algorithms)
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", name, err)
@@ -64,9 +76,12 @@ func Compile(name string, p config.Policy, store ReplayStore, ro reload.Options)
 	if len(t.CAFiles)+len(t.PinnedCertFiles)+len(t.PinnedSHA256)+len(t.KnownCertFiles) > 0 {
 		opts := t.TrustOptions()
 		if t.OCSP.Enabled {
-			o := t.OCSP.Options()
-			o.Logger = ro.Logger
-			cp.ocsp = trust.NewOCSPChecker(o)
+			cp.ocsp, cp.runOCSP = ocsp, ocsp == nil
+			if cp.ocsp == nil {
+				o := t.OCSP.Options()
+				o.Logger = ro.Logger
+				cp.ocsp = trust.NewOCSPChecker(o)
+			}
 			opts.OCSP = cp.ocsp
 		}
 		r, err := reload.NewTrustSource("policies."+name+".trust", opts, ro)
@@ -83,7 +98,10 @@ func Compile(name string, p config.Policy, store ReplayStore, ro reload.Options)
 		cp.keys = append(cp.keys, r)
 	}
 	if f := p.UsernameToken.CredentialsFile; f != "" {
-		u, err := LoadCredentials(f)
+		// Polled like the key material, so that a password added to the
+		// Secret is usable without a restart (issue 16).
+		u, err := reload.New("policies."+name+".usernameToken.credentialsFile", []string{f},
+			func() (*Credentials, error) { return LoadCredentials(f) }, ro)
 		if err != nil {
 			return nil, fmt.Errorf("policy %s: %w", name, err)
 		}
@@ -97,12 +115,35 @@ func (p *Policy) Run(ctx context.Context) {
 	if p.trust != nil {
 		go p.trust.Run(ctx)
 	}
-	if p.ocsp != nil {
+	if p.ocsp != nil && p.runOCSP {
 		go p.ocsp.Run(ctx)
 	}
 	for _, k := range p.keys {
 		go k.Run(ctx)
 	}
+	if p.users != nil {
+		go p.users.Run(ctx)
+	}
+}
+
+// Refresh checks the policy's files now instead of at the next poll: a
+// configuration reload that keeps this compiled policy (its configuration
+// is unchanged) still takes up rotated files at once. A file that fails to
+// load keeps its previous material, as a poll would; the errors are
+// returned joined.
+func (p *Policy) Refresh() error {
+	var errs []error
+	check := func(_ bool, err error) { errs = append(errs, err) }
+	if p.trust != nil {
+		check(p.trust.Check())
+	}
+	for _, k := range p.keys {
+		check(k.Check())
+	}
+	if p.users != nil {
+		check(p.users.Check())
+	}
+	return errors.Join(errs...)
 }
 
 func parts(names []string) []xml.Name {
@@ -190,5 +231,10 @@ func (p *Policy) DecryptionKeys() []*crypto.KeyPair {
 	return out
 }
 
-// Users returns the UsernameToken credentials, or nil.
-func (p *Policy) Users() *Credentials { return p.users }
+// Users returns the current UsernameToken credentials, or nil.
+func (p *Policy) Users() *Credentials {
+	if p.users == nil {
+		return nil
+	}
+	return p.users.Current()
+}

@@ -61,8 +61,9 @@ type Result struct {
 	// package order (nil for a plain message).
 	Attachments []AttachmentFact
 	// Consumed are the Content-IDs of attachments the Security header
-	// consumed (ciphertext decrypted into the document): the backend must
-	// not get them.
+	// consumed (ciphertext decrypted into the document, a token's
+	// certificate): the backend must not get them. With keepSecurityHeader
+	// the parts the forwarded header still names are not listed.
 	Consumed []string
 	// Algorithms lists every algorithm URI the message used, for the
 	// per-policy usage counters.
@@ -74,8 +75,8 @@ type Result struct {
 	// ProcessTime is the engine's whole time; PolicyTime that of Check.
 	ProcessTime, PolicyTime time.Duration
 	// MatchTime is the template automaton's matching time, and Lookup its
-	// result (a metrics label: hit, no_template, rejected, disabled), empty
-	// when no automaton ran.
+	// result (a metrics label: hit, no_template, rejected, disabled,
+	// not_applicable), empty when no automaton ran.
 	MatchTime time.Duration
 	Lookup    string
 }
@@ -119,6 +120,10 @@ const (
 	KeyRefThumbprint   = "thumbprint"
 	KeyRefEncryptedKey = "encrypted_key"
 	KeyRefX509Data     = "x509data"
+	// KeyRefX509KeyIdentifier is a wsse:KeyIdentifier of ValueType #X509v3
+	// holding the certificate itself (WSS4J X509_KEY_IDENTIFIER): carried
+	// like a BinarySecurityToken, trusted only through the trust store.
+	KeyRefX509KeyIdentifier = "x509_key_identifier"
 )
 
 // Signature is a verified ds:Signature: its SignedInfo verified with a key

@@ -11,7 +11,8 @@
 # script ends. Timestamps carry the time of generation: the tests pin their clock to each message's
 # wsu:Created, so committed vectors never expire (the certificates are valid for 10 years).
 # Needs java, maven (through build.sh) and openssl. Environment: VECTORS_OUT (default:
-# testdata/wss4j), VECTORS_NEW_KEYS=1.
+# testdata/wss4j), VECTORS_NEW_KEYS=1, VECTORS_ONLY="dir …" (regenerate only these sets, so adding
+# a set does not rewrite the committed ones).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -57,10 +58,16 @@ envelope() {
   printf '</ns1:placeOrder></%s:Body></%s:Envelope>\n' "$p" "$p"
 }
 
+# wanted DIR reports whether set DIR is to be (re)generated (VECTORS_ONLY).
+wanted() {
+  [[ -z "${VECTORS_ONLY:-}" || " $VECTORS_ONLY " == *" $1 "* ]]
+}
+
 # sign DIR PROFILE INPUT N [FLAGS...] secures INPUT into DIR/000N.xml and verifies it with WSS4J.
 sign() {
   local dir=$1 profile=$2 in=$3 n=$4
   shift 4
+  wanted "$dir" || return 0
   mkdir -p "$OUT/$dir"
   local out="$OUT/$dir/000$n.xml"
   java -jar "$JAR" sign --profile "$profile" --in "$in" --out "$out" \
@@ -68,12 +75,41 @@ sign() {
   local verify=(verify --in "$out" --ca "$KEYS/ca.crt") require=signed-body,signed-timestamp
   case $profile in
   sign-issuerserial) verify+=(--signer-cert "$KEYS/client.crt") ;;
+  sign-x509) ;;
   sign-encrypt) verify+=(--key "$KEYS/server.key" --cert "$KEYS/server.crt") require+=,encrypted-body ;;
   esac
   verify+=(--require "$require")
   java -jar "$JAR" "${verify[@]}" >"$TMP/verify.json" ||
     { cat "$TMP/verify.json" >&2; echo "vectors.sh: WSS4J rejects $out" >&2; exit 1; }
   echo "$dir/000$n.xml: $(wc -c <"$out") bytes"
+}
+
+# sign_mime DIR PROFILE INPUT N [FLAGS...] secures INPUT into the MTOM package DIR/000N.mime (its
+# Content-Type in DIR/000N.ctype) the way CXF does with MTOM on: WSS4J storeBytesInAttachment puts
+# the BinarySecurityToken's certificate and every CipherValue into MIME parts (xop:Include in the
+# element), and one attachment in the Body (xop:Include) is signed through the XOP infoset. The
+# package is verified with WSS4J.
+sign_mime() {
+  local dir=$1 profile=$2 in=$3 n=$4
+  shift 4
+  wanted "$dir" || return 0
+  mkdir -p "$OUT/$dir"
+  local out="$OUT/$dir/000$n.mime" ctype
+  head -c 3000 /dev/urandom >"$TMP/att.bin"
+  ctype=$(java -jar "$JAR" sign --profile "$profile" --in "$in" --mime-out "$out" \
+    --key "$KEYS/client.key" --cert "$KEYS/client.crt" --attachment "$TMP/att.bin" --attachment-type image/png \
+    --content-id "photo$n@example.org" --xop-expand --store-bytes-in-attachment "$@" |
+    sed -n 's/^{[^{]*"contentType":"\(\([^"\\]\|\\.\)*\)".*/\1/p' | sed 's/\\"/"/g')
+  [[ -n "$ctype" ]] || { echo "vectors.sh: no Content-Type for $out" >&2; exit 1; }
+  printf '%s\n' "$ctype" >"$OUT/$dir/000$n.ctype"
+  local verify=(verify --mime "$out" --content-type "$ctype" --ca "$KEYS/ca.crt") require=signed-body,signed-timestamp
+  case $profile in
+  sign-encrypt) verify+=(--key "$KEYS/server.key" --cert "$KEYS/server.crt") require+=,encrypted-body ;;
+  esac
+  verify+=(--require "$require")
+  java -jar "$JAR" "${verify[@]}" >"$TMP/verify.json" ||
+    { cat "$TMP/verify.json" >&2; echo "vectors.sh: WSS4J rejects $out" >&2; exit 1; }
+  echo "$dir/000$n.mime: $(wc -c <"$out") bytes"
 }
 
 if [[ "${VECTORS_NEW_KEYS:-}" == 1 || ! -s "$KEYS/ca.crt" ]]; then
@@ -86,4 +122,11 @@ for n in 0 1; do
   sign sign-bst-soap12 sign-bst "$TMP/order-$n-soap12.xml" "$n"
   sign sign-issuerserial sign-issuerserial "$TMP/order-$n.xml" "$n"
   sign signencr-gcm sign-encrypt "$TMP/order-$n.xml" "$n" --encrypt-cert "$KEYS/server.crt"
+  sign sign-x509 sign-x509 "$TMP/order-$n.xml" "$n"
+  sign signencr-x509 sign-encrypt "$TMP/order-$n.xml" "$n" --encrypt-cert "$KEYS/server.crt" \
+    --key-identifier x509 --encrypt-key-identifier x509
+  sign_mime mtom-store-sign sign-bst "$TMP/order-$n.xml" "$n"
+  sign_mime mtom-store-sign-soap12 sign-bst "$TMP/order-$n-soap12.xml" "$n"
+  sign_mime mtom-store-signencr sign-encrypt "$TMP/order-$n.xml" "$n" --encrypt-cert "$KEYS/server.crt"
+  sign_mime mtom-store-signencr-soap12 sign-encrypt "$TMP/order-$n-soap12.xml" "$n" --encrypt-cert "$KEYS/server.crt"
 done

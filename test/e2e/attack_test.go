@@ -142,6 +142,7 @@ func TestAttackSuiteThroughGateway(t *testing.T) {
 		{name: "sign-bst/soap1.1", profile: "sign-bst", version: "1.1", route: "/signed"},
 		{name: "sign-bst/soap1.2", profile: "sign-bst", version: "1.2", route: "/signed"},
 		{name: "sign-issuerserial/soap1.1", profile: "sign-issuerserial", version: "1.1", route: "/signed"},
+		{name: "sign-x509/soap1.1", profile: "sign-x509", version: "1.1", route: "/signed"},
 		{name: "sign-encrypt/soap1.1", profile: "sign-encrypt", version: "1.1", route: "/encrypted"},
 		{name: "encrypt-sign/soap1.1", profile: "encrypt-sign", version: "1.1", route: "/encrypted"},
 	}

@@ -94,7 +94,15 @@ func startGateway(t *testing.T, config string) *gateway {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "wssgw.yaml")
 	require.NoError(t, os.WriteFile(file, []byte(config), 0o600))
-	cmd := exec.Command(binary, "serve", "--config", file, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0")
+	return startGatewayFile(t, file)
+}
+
+// startGatewayFile runs `wssgw serve` on the configuration file, with
+// extra flags, and waits until both listeners are up.
+func startGatewayFile(t *testing.T, file string, flags ...string) *gateway {
+	t.Helper()
+	args := append([]string{"serve", "--config", file, "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"}, flags...)
+	cmd := exec.Command(binary, args...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())

@@ -46,6 +46,11 @@ type w4mMode struct {
 	// complete: Attachment-Complete signature transform, which covers the
 	// part's MIME headers.
 	complete bool
+	profile  string // the peer's profile; sign-bst when empty
+	// consumed is how many parts hold Security header values (WSS4J
+	// storeBytesInAttachment: the BST's certificate, CipherValues), which
+	// the backend does not get.
+	consumed int
 }
 
 // w4mTamper changes the MIME bytes of a package; want is the reason the
@@ -90,13 +95,29 @@ func TestWSS4JMTOMRequests(t *testing.T) {
 			swa: true, encrypt: true},
 		{name: "swa-complete-encrypted", args: append([]string{"--swa", "complete", "--swa-encrypt", "complete"}, enc...),
 			swa: true, encrypt: true, complete: true},
+		// CXF with MTOM on (issue 15): the BST's certificate, and with
+		// encryption the EncryptedKey's and the Body's CipherValues, in
+		// parts.
+		{name: "store-bytes", args: []string{"--xop-expand", "--store-bytes-in-attachment"}, xop: true, consumed: 1},
+		// The BST itself signed: its digest is over the XOP infoset, the
+		// certificate's base64 in place of the xop:Include.
+		{name: "store-bytes-signed-bst", args: []string{"--xop-expand", "--store-bytes-in-attachment", "--include-bst-in-signature"},
+			xop: true, consumed: 1},
+		{name: "store-bytes-pkipath", args: []string{"--xop-expand", "--store-bytes-in-attachment", "--pkipath", "--chain", pki.ca},
+			xop: true, consumed: 1},
+		{name: "store-bytes-sign-encrypt", profile: "sign-encrypt", args: append([]string{"--xop-expand", "--store-bytes-in-attachment"}, enc...),
+			xop: true, consumed: 3},
 	}
 
 	jobs := make([]peerJob, 0, len(modes))
 	files := map[string]string{}
 	for _, m := range modes {
 		out := filepath.Join(pki.dir, m.name+".mime")
-		args := []string{"sign", "--profile", "sign-bst", "--in", plain, "--mime-out", out,
+		profile := m.profile
+		if profile == "" {
+			profile = "sign-bst"
+		}
+		args := []string{"sign", "--profile", profile, "--in", plain, "--mime-out", out,
 			"--key", pki.client.KeyFile, "--cert", pki.client.CertFile,
 			"--attachment", binFile, "--attachment-type", "application/octet-stream", "--content-id", w4mBinCID,
 			"--attachment", txtFile, "--attachment-type", "text/plain", "--content-id", w4mTxtCID}
@@ -248,9 +269,14 @@ func w4mVerify(t *testing.T, e *dom.Engine, p *wss.Policy, data []byte, ct strin
 // covered by the trusted signature, and decrypted when it came encrypted.
 func w4mRequireCovered(t *testing.T, m w4mMode, res *wss.Result) {
 	t.Helper()
-	require.Len(t, res.Attachments, 2)
+	require.Len(t, res.Attachments, 2+m.consumed)
+	assert.Len(t, res.Consumed, m.consumed)
 	for i := range res.Attachments {
 		f := &res.Attachments[i]
+		if f.CID != w4mBinCID && f.CID != w4mTxtCID {
+			assert.True(t, f.Consumed, "<%s> holds a header value", f.CID)
+			continue
+		}
 		assert.True(t, res.AttachmentSignedByTrusted(f), "<%s> signed", f.CID)
 		assert.Equal(t, m.xop, f.XOP, "<%s> xop", f.CID)
 		assert.Equal(t, m.swa, f.SwA, "<%s> swa", f.CID)

@@ -39,7 +39,7 @@ func TestWSS4JProfilesThroughGateway(t *testing.T) {
 
 	profiles := []struct{ profile, route string }{
 		{"sign-bst", "/signed"}, {"sign-issuerserial", "/signed"}, {"sign-ski", "/signed"},
-		{"sign-thumbprint", "/signed"}, {"sign-encrypt", "/encrypted"}, {"encrypt-sign", "/encrypted"},
+		{"sign-thumbprint", "/signed"}, {"sign-x509", "/signed"}, {"sign-encrypt", "/encrypted"}, {"encrypt-sign", "/encrypted"},
 		{"username-digest", "/user"},
 	}
 	big := map[string]bool{"sign-bst": true, "sign-encrypt": true, "encrypt-sign": true}

@@ -24,16 +24,17 @@ import org.w3c.dom.Document;
  * laid out. Built only when --mime-out is given.
  */
 record MimeOpts(Attachments store, boolean mtom, String swa, String swaEncrypt, boolean xopExpand,
-                boolean trailing, String mimeOut) {
+                boolean trailing, boolean storeBytes, String mimeOut) {
 
     static MimeOpts of(Args a, Sign.Profile prof) throws Exception {
         String mimeOut = a.get("mime-out");
         boolean any = !a.all("attachment").isEmpty() || a.get("swa") != null || a.get("swa-encrypt") != null
-            || a.flag("xop-expand") || a.flag("trailing-signature") || a.get("package") != null;
+            || a.flag("xop-expand") || a.flag("trailing-signature") || a.get("package") != null
+            || a.flag("store-bytes-in-attachment");
         if (mimeOut == null) {
             if (any) {
                 throw new Args.UsageException("--attachment, --swa, --swa-encrypt, --xop-expand, --package and "
-                    + "--trailing-signature need --mime-out FILE");
+                    + "--trailing-signature, --store-bytes-in-attachment need --mime-out FILE");
             }
             return null;
         }
@@ -56,7 +57,12 @@ record MimeOpts(Attachments store, boolean mtom, String swa, String swaEncrypt, 
             throw new Args.UsageException("--package: mtom or swa");
         }
         Attachments store = Mtom.load(a);
-        return new MimeOpts(store, pkg.equals("mtom"), swa, swaEncrypt, xop, a.flag("trailing-signature"), mimeOut);
+        boolean storeBytes = a.flag("store-bytes-in-attachment");
+        if (storeBytes && !pkg.equals("mtom")) {
+            throw new Args.UsageException("--store-bytes-in-attachment needs an MTOM package");
+        }
+        return new MimeOpts(store, pkg.equals("mtom"), swa, swaEncrypt, xop, a.flag("trailing-signature"), storeBytes,
+            mimeOut);
     }
 
     private static String mode(Args a, String flag) throws Args.UsageException {
@@ -76,9 +82,22 @@ record MimeOpts(Attachments store, boolean mtom, String swa, String swaEncrypt, 
     void configure(WSSecSignature sig) {
         sig.setAttachmentCallbackHandler(store);
         sig.setExpandXopInclude(xopExpand);
+        // CXF with MTOM on: the BST's certificate goes into a MIME part, the element keeps an
+        // xop:Include (WSS4J BinarySecurity.setToken, AttachmentResultCallback).
+        sig.setStoreBytesInAttachment(storeBytes);
         if (swa != null) {
             sig.getParts().add(new WSEncryptionPart("cid:Attachments", swa.equals("complete") ? "Element" : "Content"));
         }
+    }
+
+    /**
+     * WSS4J encryption options for the Body/header encryption: with --store-bytes-in-attachment the
+     * CipherValues of the EncryptedKey and of each EncryptedData go into MIME parts (xop:Include in
+     * xenc:CipherValue), as CXF does with MTOM on.
+     */
+    void configure(WSSecEncrypt encr) {
+        encr.setAttachmentCallbackHandler(store);
+        encr.setStoreBytesInAttachment(storeBytes);
     }
 
     /**

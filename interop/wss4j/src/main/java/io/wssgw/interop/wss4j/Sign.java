@@ -40,7 +40,7 @@ final class Sign {
         "swa", "swa-encrypt", "package", "confirm-signature");
     static final Set<String> BOOL_FLAGS = Set.of("no-timestamp", "no-inclusive-prefixes", "pkipath",
         "sign-encrypted-key", "include-bst-in-signature", "str-transform", "x509-signature", "xop-expand",
-        "trailing-signature");
+        "trailing-signature", "store-bytes-in-attachment");
 
     /** What a profile does; flags may override the key identifier. */
     record Profile(String name, boolean sign, boolean encrypt, boolean encryptFirst, String passwordType,
@@ -215,7 +215,7 @@ final class Sign {
         }
         WSSecEncrypt encr = null;
         if (prof.encrypt() && (prof.encryptFirst() || !prof.sign())) {
-            encr = encrypt(secHeader, crypto, encCert, encKeyId, symAlg, ktAlg, oaepDigest, mgf, soapNs, encryptHeaders);
+            encr = encrypt(secHeader, crypto, encCert, encKeyId, symAlg, ktAlg, oaepDigest, mgf, soapNs, encryptHeaders, mo);
         }
         if (prof.sign()) {
             WSSecSignature sig = new WSSecSignature(secHeader);
@@ -262,7 +262,7 @@ final class Sign {
             }
         }
         if (prof.encrypt() && prof.sign() && !prof.encryptFirst()) {
-            encr = encrypt(secHeader, crypto, encCert, encKeyId, symAlg, ktAlg, oaepDigest, mgf, soapNs, encryptHeaders);
+            encr = encrypt(secHeader, crypto, encCert, encKeyId, symAlg, ktAlg, oaepDigest, mgf, soapNs, encryptHeaders, mo);
         }
         if (mo != null && mo.swaEncrypt() != null) {
             mo.encryptAttachments(secHeader, crypto, encCert, encKeyId, symAlg, ktAlg, oaepDigest, mgf);
@@ -390,9 +390,12 @@ final class Sign {
 
     private static WSSecEncrypt encrypt(WSSecHeader secHeader, Crypto crypto, X509Certificate encCert, int keyId,
                                         String symAlg, String ktAlg, String oaepDigest, String mgf, String soapNs,
-                                        List<WSEncryptionPart> headers)
+                                        List<WSEncryptionPart> headers, MimeOpts mo)
         throws Exception {
         WSSecEncrypt encr = new WSSecEncrypt(secHeader);
+        if (mo != null) {
+            mo.configure(encr);
+        }
         encr.setUseThisCert(encCert);
         encr.setKeyIdentifierType(keyId);
         encr.setSymmetricEncAlgorithm(symAlg);
