@@ -22,6 +22,7 @@
 // >= 2x libxmlsec1).
 //
 //	go run ./bench/peers                      # N=64, 3 rounds, + the openssl build
+//	go run ./bench/peers -repeat 3            # each receiver 3 times in turn, medians
 //	go run ./bench/peers -n 16 -rounds 1      # quick
 package main
 
@@ -35,6 +36,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -52,7 +54,7 @@ import (
 
 type options struct {
 	n, rounds, warmup int
-	jvmWarmup         int
+	jvmWarmup, repeat int
 	keys, dir         string
 	openssl           bool
 	measure           string // internal: measure wssgw on the files in this directory, print JSON
@@ -67,6 +69,7 @@ func main() {
 	flag.IntVar(&o.n, "n", 64, "messages per profile (distinct orders, WSS4J-secured)")
 	flag.IntVar(&o.rounds, "rounds", 3, "measured rounds over all messages")
 	flag.IntVar(&o.warmup, "warmup", 10, "unmeasured rounds before (JIT, template learning)")
+	flag.IntVar(&o.repeat, "repeat", 1, "measure every receiver this many times, in turn, and report the median (load on a shared host moves between receivers)")
 	flag.IntVar(&o.jvmWarmup, "jvm-warmup", 8000, "at least this many unmeasured messages for WSS4J (its JIT keeps speeding up for thousands)")
 	flag.StringVar(&o.keys, "keys", "testdata/wss4j/keys", "ca.crt, client.{crt,key} (signer), server.{crt,key} (recipient)")
 	flag.StringVar(&o.dir, "dir", "", "keep the messages here (default: a temporary directory, removed)")
@@ -92,6 +95,7 @@ type result struct {
 	CPUus     float64 `json:"cpu_us_per_msg"`
 	Messages  int     `json:"messages"`
 	MeanBytes int     `json:"mean_bytes"`
+	Runs      string  `json:"-"` // each repetition's cpu-µs/msg, with -repeat
 }
 
 func run(o options) error {
@@ -121,33 +125,69 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	var all [][]result
+	for range max(o.repeat, 1) {
+		rs, err := measureAll(o, jar, py, keys, dir, files)
+		if err != nil {
+			return err
+		}
+		all = append(all, rs)
+	}
+	rs := median(all)
+	report(o, rs)
+	return nil
+}
+
+// measureAll measures every receiver once, on both profiles.
+func measureAll(o options, jar, py, keys, dir string, files map[string][]string) ([]result, error) {
 	var rs []result
 	own, err := measureWSSGW(o, keys, files)
 	if err != nil {
-		return fmt.Errorf("wssgw (%s): %w", crypto.Backend(), err)
+		return nil, fmt.Errorf("wssgw (%s): %w", crypto.Backend(), err)
 	}
 	rs = append(rs, own...)
 	if o.openssl && crypto.Backend() != "openssl" {
 		ors, err := measureOpenSSLBuild(o, keys, dir)
 		if err != nil {
-			return fmt.Errorf("wssgw (openssl build): %w", err)
+			return nil, fmt.Errorf("wssgw (openssl build): %w", err)
 		}
 		rs = append(rs, ors...)
 	}
 	for _, p := range profiles {
 		r, err := measureWSS4J(o, jar, keys, p, files[p])
 		if err != nil {
-			return fmt.Errorf("WSS4J %s: %w", p, err)
+			return nil, fmt.Errorf("WSS4J %s: %w", p, err)
 		}
 		rs = append(rs, r)
 		r, err = measureXMLSec(o, py, keys, p, files[p])
 		if err != nil {
-			return fmt.Errorf("libxmlsec1 %s: %w", p, err)
+			return nil, fmt.Errorf("libxmlsec1 %s: %w", p, err)
 		}
 		rs = append(rs, r)
 	}
-	report(o, rs)
-	return nil
+	return rs, nil
+}
+
+// median is, per profile and receiver, the result with the median CPU
+// time over the repetitions (all in the same order).
+func median(all [][]result) []result {
+	out := make([]result, len(all[0]))
+	for i := range out {
+		vs := make([]result, len(all))
+		for j, rs := range all {
+			vs[j] = rs[i]
+		}
+		sort.Slice(vs, func(a, b int) bool { return vs[a].CPUus < vs[b].CPUus })
+		out[i] = vs[len(vs)/2]
+		if len(all) > 1 {
+			var each []string
+			for _, rs := range all {
+				each = append(each, fmt.Sprintf("%.0f", rs[i].CPUus))
+			}
+			out[i].Runs = strings.Join(each, " / ")
+		}
+	}
+	return out
 }
 
 // script runs a repository script that prints a path (the peer's jar, the
@@ -409,8 +449,8 @@ func meanSize(files []string) int {
 // core-second, and how many times faster the fastest wssgw build is than
 // each peer, against the goals for sign+encrypt.
 func report(o options, rs []result) {
-	fmt.Printf("\n%d messages per profile, %d measured rounds after %d warm-up (WSS4J: at least %d messages); CPU time per message (one core)\n",
-		o.n, o.rounds, o.warmup, o.jvmWarmup)
+	fmt.Printf("\n%d messages per profile, %d measured rounds after %d warm-up (WSS4J: at least %d messages); CPU time per message (one core), median of %d\n",
+		o.n, o.rounds, o.warmup, o.jvmWarmup, max(o.repeat, 1))
 	for _, p := range profiles {
 		var best float64
 		for _, r := range rs {
@@ -420,12 +460,12 @@ func report(o options, rs []result) {
 		}
 		fmt.Printf("\n%s\n", p)
 		w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(w, "receiver\tbytes\tcpu-µs/msg\tmsgs/core-s\t÷ fastest wssgw\t")
+		fmt.Fprintln(w, "receiver\tbytes\tcpu-µs/msg\tmsgs/core-s\t÷ fastest wssgw\trepetitions\t")
 		for _, r := range rs {
 			if r.Profile != p {
 				continue
 			}
-			fmt.Fprintf(w, "%s\t%d\t%.1f\t%.0f\t%.2f×\t\n", r.Receiver, r.MeanBytes, r.CPUus, 1e6/r.CPUus, r.CPUus/best)
+			fmt.Fprintf(w, "%s\t%d\t%.1f\t%.0f\t%.2f×\t%s\t\n", r.Receiver, r.MeanBytes, r.CPUus, 1e6/r.CPUus, r.CPUus/best, r.Runs)
 		}
 		_ = w.Flush()
 		if p == "sign-encrypt" {
