@@ -58,6 +58,7 @@ type options struct {
 	keys, dir         string
 	openssl           bool
 	measure           string // internal: measure wssgw on the files in this directory, print JSON
+	signedAt          string // the messages' wsu:Created (RFC 3339): wssgw's clock is 1 s after it
 }
 
 // profiles are the WSS4J peer's profiles measured: sign-only and
@@ -75,6 +76,7 @@ func main() {
 	flag.StringVar(&o.dir, "dir", "", "keep the messages here (default: a temporary directory, removed)")
 	flag.BoolVar(&o.openssl, "openssl", true, "also measure wssgw built with -tags openssl (needs cgo, libssl-dev)")
 	flag.StringVar(&o.measure, "measure", "", "internal: measure wssgw on DIR/<profile>/*.xml and print JSON")
+	flag.StringVar(&o.signedAt, "signed-at", "", "internal, with -measure: the messages' wsu:Created")
 	flag.Parse()
 	var err error
 	if o.measure != "" {
@@ -121,7 +123,8 @@ func run(o options) error {
 		return fmt.Errorf("python-xmlsec venv: %w", err)
 	}
 	fmt.Printf("securing %d orders per profile with WSS4J...\n", o.n)
-	files, err := secure(jar, keys, dir, o.n)
+	o.signedAt = time.Now().UTC().Format(time.RFC3339)
+	files, err := secure(jar, keys, dir, o.n, o.signedAt)
 	if err != nil {
 		return err
 	}
@@ -219,11 +222,10 @@ func order(n int) []byte {
 
 // secure has WSS4J secure n orders per profile in one JVM; it returns the
 // files by profile.
-func secure(jar, keys, dir string, n int) (map[string][]string, error) {
+func secure(jar, keys, dir string, n int, now string) (map[string][]string, error) {
 	var jobs bytes.Buffer
 	enc := json.NewEncoder(&jobs)
 	files := map[string][]string{}
-	now := time.Now().UTC().Format(time.RFC3339)
 	for _, p := range profiles {
 		if err := os.MkdirAll(filepath.Join(dir, p), 0o755); err != nil {
 			return nil, err
@@ -339,7 +341,7 @@ func measureXMLSec(o options, py, keys, profile string, files []string) (result,
 // -tags openssl.
 func measureOpenSSLBuild(o options, keys, dir string) ([]result, error) {
 	var stderr bytes.Buffer
-	cmd := exec.Command("go", "run", "-tags", "openssl", "./bench/peers", "-measure", dir, "-keys", keys,
+	cmd := exec.Command("go", "run", "-tags", "openssl", "./bench/peers", "-measure", dir, "-keys", keys, "-signed-at", o.signedAt,
 		"-rounds", fmt.Sprint(o.rounds), "-warmup", fmt.Sprint(o.warmup))
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
 	cmd.Stderr = &stderr
@@ -401,7 +403,13 @@ func measureWSSGW(o options, keys string, files map[string][]string) ([]result, 
 				return nil, err
 			}
 		}
-		now := time.Now()
+		// The gateway's clock 1 s after the messages were made: a long
+		// run (-repeat) must not see them expire.
+		signed, err := time.Parse(time.RFC3339, o.signedAt)
+		if err != nil {
+			return nil, fmt.Errorf("-signed-at: %w", err)
+		}
+		now := signed.Add(time.Second)
 		for range o.warmup {
 			for i, m := range msgs {
 				if _, err := eng.Process(m, pol, now); err != nil {
