@@ -31,6 +31,9 @@ failed=""
 
 echo "== staticcheck ./..."
 "$T/staticcheck" ./... || failed="$failed staticcheck"
+# The OpenSSL backend's files (issue 18) build only with the tag.
+echo "== staticcheck -tags openssl ./..."
+CGO_ENABLED=1 "$T/staticcheck" -tags openssl ./... || failed="$failed staticcheck-openssl"
 
 # deadcode lists functions cmd/wssgw cannot reach; each one left must be
 # in the allow-list with its reason, and each allow-list entry must still

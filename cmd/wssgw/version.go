@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/metrics"
 )
 
@@ -15,15 +16,20 @@ var (
 	commit  = "unknown"
 )
 
-func buildInfo() metrics.BuildInfo { return metrics.BuildInfo{Version: version, Revision: commit} }
+func buildInfo() metrics.BuildInfo {
+	return metrics.BuildInfo{Version: version, Revision: commit, CryptoBackend: crypto.Backend()}
+}
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print version, commit and Go version",
+		Short: "Print version, commit, Go version and crypto backend",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			fmt.Fprintf(cmd.OutOrStdout(), "wssgw %s (commit %s, %s %s/%s)\n", version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			// The backend says which build this is: the static Go one or the
+			// OpenSSL one (make build-openssl), with the library's version.
+			fmt.Fprintf(cmd.OutOrStdout(), "wssgw %s (commit %s, %s %s/%s, crypto %s: %s)\n", version, commit,
+				runtime.Version(), runtime.GOOS, runtime.GOARCH, crypto.Backend(), crypto.BackendVersion())
 		},
 	}
 }

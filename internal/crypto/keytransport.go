@@ -24,7 +24,8 @@ var (
 //     XMLEnc 1.1 §5.5.2), so mgf must be "" or AlgMGF1SHA1.
 //   - AlgRSAOAEP: OAEP hash oaepDigest (SHA-1 when ""), mask MGF1 with the
 //     hash of mgf (AlgMGF1SHA1 when "") (XMLEnc 1.1 §5.5.2).
-//   - AlgRSA15: only with an *rsa.PrivateKey and keyLen > 0. Any failure
+//   - AlgRSA15: only with an *rsa.PrivateKey (or a backend's key, Backend)
+//     and keyLen > 0. Any failure
 //     yields a random key of keyLen bytes and no error, in constant time,
 //     so the padding check is no Bleichenbacher oracle (WSS4J
 //     CVE-2011-2487, CVE-2015-0226; "random filling" of RFC 3218): the bad key then
@@ -84,12 +85,27 @@ func CheckKeyTransport(alg, oaepDigest, mgf string) error {
 	return err
 }
 
+// sessionKeyDecrypter is a private key that does PKCS#1 v1.5 session-key
+// decryption with implicit rejection itself, as
+// rsa.DecryptPKCS1v15SessionKey does: key is overwritten with the message
+// only when the padding is valid and the message is len(key) bytes, in
+// constant time. The OpenSSL backend's keys are one (backend_openssl.go).
+type sessionKeyDecrypter interface {
+	decryptSessionKey(ciphertext, key []byte)
+}
+
+// fillRandom fills the key RSA 1.5 answers when the ciphertext is bad.
+// A variable so that the backends' differential test can make the answer
+// reproducible and compare it across backends.
+var fillRandom = func(b []byte) { _, _ = rand.Read(b) } // never fails (crypto/rand, Go 1.24+)
+
 func decryptRSA15(a algInfo, priv crypto.Decrypter, ciphertext []byte, keyLen int) ([]byte, error) {
-	// The countermeasure needs the implicit-rejection primitive of
-	// crypto/rsa, which a generic crypto.Decrypter (an HSM) does not offer:
-	// its PKCS#1 v1.5 errors would be an oracle.
-	rk, ok := priv.(*rsa.PrivateKey)
-	if !ok {
+	// The countermeasure needs an implicit-rejection primitive, crypto/rsa's
+	// or a backend's, which a generic crypto.Decrypter (an HSM) does not
+	// offer: its PKCS#1 v1.5 errors would be an oracle.
+	rk, isRSA := priv.(*rsa.PrivateKey)
+	sk, isSession := priv.(sessionKeyDecrypter)
+	if !isRSA && !isSession {
 		return nil, fmt.Errorf("crypto: %s needs an in-memory RSA private key, got %T: %w", a.label, priv, ErrAlgorithmKey)
 	}
 	if keyLen <= 0 {
@@ -98,7 +114,11 @@ func decryptRSA15(a algInfo, priv crypto.Decrypter, ciphertext []byte, keyLen in
 		return nil, fmt.Errorf("crypto: %s needs the expected key length: %w", a.label, ErrDecrypt)
 	}
 	key := make([]byte, keyLen)
-	_, _ = rand.Read(key) // never fails (crypto/rand, Go 1.24+)
+	fillRandom(key)
+	if isSession {
+		sk.decryptSessionKey(ciphertext, key)
+		return key, nil
+	}
 	// DecryptPKCS1v15SessionKey is deprecated with all of PKCS#1 v1.5
 	// encryption (golang/go#75302); it is still the only constant-time
 	// implicit-rejection decryption, and rsa-1_5 is legacy and off by

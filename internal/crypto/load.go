@@ -48,7 +48,11 @@ func (o KeyFileOptions) Files() []string {
 type KeyPair struct {
 	Certificate *x509.Certificate   // the leaf, matching Signer
 	Chain       []*x509.Certificate // leaf first, then the rest as given
-	Signer      crypto.Signer
+	// Signer is the private key in the build's Backend: an
+	// *rsa.PrivateKey, *ecdsa.PrivateKey or ed25519.PrivateKey in a Go
+	// build; in an OpenSSL build an RSA key is OpenSSL's (a crypto.Signer
+	// and crypto.Decrypter), so code must not assert the concrete type.
+	Signer crypto.Signer
 }
 
 // Decrypter returns the key as a crypto.Decrypter when it is one (RSA).
@@ -80,6 +84,7 @@ func LoadKeyPair(o KeyFileOptions) (*KeyPair, error) {
 }
 
 func newKeyPair(key any, certs []*x509.Certificate, minRSA int) (*KeyPair, error) {
+	var err error
 	signer, ok := key.(crypto.Signer)
 	if !ok {
 		return nil, fmt.Errorf("crypto: private key %T: %w", key, ErrUnsupportedKey)
@@ -95,6 +100,11 @@ func newKeyPair(key any, certs []*x509.Certificate, minRSA int) (*KeyPair, error
 		if pub.Equal(c.PublicKey) {
 			chain := append([]*x509.Certificate{c}, certs[:i]...)
 			chain = append(chain, certs[i+1:]...)
+			// The key moves into the build's backend here, once per
+			// (re)load, never per message (issue 18).
+			if signer, err = backendKey(signer); err != nil {
+				return nil, err
+			}
 			return &KeyPair{Certificate: c, Chain: chain, Signer: signer}, nil
 		}
 	}

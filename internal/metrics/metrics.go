@@ -14,6 +14,9 @@ import (
 // BuildInfo is exported as the labels of wssgw_build_info.
 type BuildInfo struct {
 	Version, Revision string
+	// CryptoBackend is what does the private-key operations
+	// (crypto.Backend: go, go-boringcrypto or openssl; issue 18).
+	CryptoBackend string
 }
 
 // Metrics is the registry and every metric the gateway exports.
@@ -90,9 +93,10 @@ func New(build BuildInfo) *Metrics {
 		}),
 	}
 	info := prometheus.NewGauge(prometheus.GaugeOpts{
-		Name:        NameBuildInfo,
-		Help:        "Build information; the value is always 1.",
-		ConstLabels: prometheus.Labels{"version": build.Version, "revision": build.Revision, "goversion": runtime.Version()},
+		Name: NameBuildInfo,
+		Help: "Build information; the value is always 1.",
+		ConstLabels: prometheus.Labels{"version": build.Version, "revision": build.Revision, "goversion": runtime.Version(),
+			LabelCryptoBackend: build.CryptoBackend},
 	})
 	info.Set(1)
 	m.sec = newSecurity()

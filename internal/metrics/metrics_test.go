@@ -112,3 +112,23 @@ func TestTemplateSeriesExistAtZero(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, problems)
 }
+
+// TestBuildInfoCryptoBackend: the build info says which crypto backend
+// runs (issue 18), so an operator sees the OpenSSL build on a dashboard.
+func TestBuildInfoCryptoBackend(t *testing.T) {
+	m := New(BuildInfo{Version: "v1", Revision: "abc", CryptoBackend: "openssl"})
+	mfs, err := m.Registry().Gather()
+	require.NoError(t, err)
+	for _, mf := range mfs {
+		if mf.GetName() != NameBuildInfo {
+			continue
+		}
+		for _, l := range mf.GetMetric()[0].GetLabel() {
+			if l.GetName() == LabelCryptoBackend {
+				assert.Equal(t, "openssl", l.GetValue())
+				return
+			}
+		}
+	}
+	t.Fatalf("%s has no %s label", NameBuildInfo, LabelCryptoBackend)
+}

@@ -108,6 +108,9 @@ const (
 	LabelSigner  = "signer"
 	LabelScope   = "scope"
 	LabelCause   = "cause"
+	// LabelCryptoBackend on wssgw_build_info says which build runs: go,
+	// go-boringcrypto or openssl (issue 18).
+	LabelCryptoBackend = "crypto_backend"
 )
 
 // Values of the scope label of rate-limit rejections: what the limit that

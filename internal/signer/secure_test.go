@@ -2,6 +2,7 @@ package signer
 
 import (
 	"bytes"
+	gocrypto "crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
@@ -16,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
@@ -60,8 +62,25 @@ func testPKI(t testing.TB) *pki {
 
 func opts(l *testpki.Leaf) Options {
 	o := DefaultOptions()
-	o.Signer, o.Certificate = l.Key, l.Cert
+	o.Signer, o.Certificate = loadedKey(l), l.Cert
 	return o
+}
+
+// loaded holds each leaf's key as crypto.LoadKeyPair returns it, so the
+// signer's tests and benchmarks sign with the build's crypto backend as the
+// gateway's response signing does (OpenSSL under -tags openssl, issue 18).
+var loaded sync.Map // *testpki.Leaf -> crypto.Signer
+
+func loadedKey(l *testpki.Leaf) gocrypto.Signer {
+	if k, ok := loaded.Load(l); ok {
+		return k.(gocrypto.Signer)
+	}
+	kp, err := crypto.LoadKeyPair(crypto.KeyFileOptions{CertFile: l.CertFile, KeyFile: l.KeyFile})
+	if err != nil {
+		panic(err) // the test PKI's own files
+	}
+	k, _ := loaded.LoadOrStore(l, kp.Signer)
+	return k.(gocrypto.Signer)
 }
 
 const wsaTo = `<wsa:To xmlns:wsa="http://www.w3.org/2005/08/addressing">https://example.org/orders</wsa:To><wsa:Action xmlns:wsa="http://www.w3.org/2005/08/addressing">urn:PlaceOrder</wsa:Action>`

@@ -61,6 +61,8 @@ or the application's pods wssgw was added to (sidecar.podSelector). */}}
 
 {{- define "wssgw.image" -}}
 {{- $tag := .Values.image.tag | default (.Chart.AppVersion | default "latest") -}}
+{{- /* The openssl variant (issue 18) is the same release tagged <tag>-openssl. */ -}}
+{{- if .Values.image.variant }}{{ $tag = printf "%s-%s" $tag .Values.image.variant }}{{ end -}}
 {{- if .Values.image.digest }}
 {{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
 {{- else }}

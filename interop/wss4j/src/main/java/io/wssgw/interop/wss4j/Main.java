@@ -54,6 +54,8 @@ public final class Main {
         "            [--expect-confirmation B64]",
         "  batch     [--parallel N]   jobs on stdin, one JSON per line: [\"sign\",\"--profile\",...] or",
         "            {\"id\":\"x\",\"args\":[...]}; one JSON result line per job on stdout (input order)",
+        "  bench     --ca CA.pem [--key K.pem --cert C.pem] [--rounds R] [--warmup W] --in FILE...",
+        "            receiver throughput: keys loaded once, CPU time per message (bench/peers)",
         "  profiles  list the sign profiles",
         "",
         "exit status: 0 ok, 1 security/processing failure, 2 usage error");
@@ -127,6 +129,8 @@ public final class Main {
                     return Sign.run(new Args(rest, Sign.VALUE_FLAGS, Sign.BOOL_FLAGS), stdout);
                 case "verify":
                     return Verify.run(new Args(rest, Verify.VALUE_FLAGS, Verify.BOOL_FLAGS), stdout);
+                case "bench":
+                    return Bench.run(new Args(rest, Bench.VALUE_FLAGS, Set.of()));
                 case "profiles": {
                     Map<String, Object> m = new LinkedHashMap<>();
                     Map<String, Object> p = new LinkedHashMap<>();
@@ -137,7 +141,7 @@ public final class Main {
                     return Result.ok(m);
                 }
                 default:
-                    return Result.fail(2, "unknown command " + cmd + " (known: sign, verify, profiles, batch)", "USAGE");
+                    return Result.fail(2, "unknown command " + cmd + " (known: sign, verify, bench, profiles, batch)", "USAGE");
             }
         } catch (Args.UsageException e) {
             return Result.fail(2, e.getMessage(), "USAGE");

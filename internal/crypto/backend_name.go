@@ -1,0 +1,5 @@
+//go:build !openssl && !goexperiment.boringcrypto
+
+package crypto
+
+const backend = "go"
