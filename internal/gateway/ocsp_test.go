@@ -29,7 +29,15 @@ func TestOCSPRevocation(t *testing.T) {
 	k := &signingPKI{caFile: pki.WriteCert(t, dir), partner: pki.IssueRSA(t, dir, "partner"), gateway: pki.Issue(t, dir, "gateway")}
 	ca, caKey := pki.Cert, pki.Key
 	var revoked atomic.Bool
-	responder := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	// The responder answers only once the cold-cache request is done: the
+	// background fetch starts with the gateway and would otherwise race it.
+	coldDone := make(chan struct{})
+	responder := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		select {
+		case <-coldDone:
+		case <-req.Context().Done():
+			return
+		}
 		now := time.Now()
 		r := ocsp.Response{Status: ocsp.Good, SerialNumber: k.partner.Cert.SerialNumber, ThisUpdate: now.Add(-time.Minute), NextUpdate: now.Add(time.Hour)}
 		if revoked.Load() {
@@ -50,6 +58,7 @@ func TestOCSPRevocation(t *testing.T) {
 	resp := post(t, f.URL, signedRequest(t, k))
 	_, _ = io.Copy(io.Discard, resp.Body)
 	require.Equal(t, 200, resp.StatusCode, "cold cache, onUnknown: accept")
+	close(coldDone)
 	require.Eventually(t, func() bool {
 		resp := post(t, f.URL, signedRequest(t, k))
 		_, _ = io.Copy(io.Discard, resp.Body)
