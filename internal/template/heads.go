@@ -22,7 +22,7 @@ type head struct {
 	c, x    []byte
 	members map[*Template]struct{}
 	any     *Template // a held member: any one shares as much
-	next    *head // another class with the same hash
+	next    *head     // another class with the same hash
 }
 
 func newHeads() *heads { return &heads{seed: maphash.MakeSeed(), classes: map[uint64]*head{}} }
