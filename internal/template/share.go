@@ -11,16 +11,21 @@ import "slices"
 // paper's automaton, where a template cost about 4 KB for this reason.
 
 // shareWith aliases t's literals and canonical forms to the held template
-// that shares the most bytes with it. t is not yet published.
-func shareWith(t *Template, held map[string]*Template) {
+// that shares the most bytes with it. t is not yet published. Which
+// template that is depends on a held template only through the bytes it
+// offers for aliasing (its regions' whole), so it looks at one member of
+// each class of equal bytes (issue 14: comparing with every held template
+// made learning linear in the templates held).
+func shareWith(t *Template, held *heads) {
 	var best *Template
 	bestC, bestX := 0, 0
-	for _, o := range held {
-		c, x := commonHead(t, o)
+	st := straddlesOf(t)
+	held.each(func(o *Template) {
+		c, x := commonHead(t, o, st)
 		if c+x > bestC+bestX {
 			best, bestC, bestX = o, c, x
 		}
-	}
+	})
 	if best == nil {
 		return
 	}
@@ -35,34 +40,64 @@ func shareWith(t *Template, held map[string]*Template) {
 // commonHead returns how many leading bytes of t's constant and extra
 // regions can alias o's: equal bytes, in one of o's buffers, ending a
 // fragment (constants) and straddled by no literal piece of t.
-func commonHead(t, o *Template) (c, x int) {
+func commonHead(t, o *Template, st *straddles) (c, x int) {
 	n := commonPrefix(t.lits.c.own, o.lits.c.whole())
 	k, _ := slices.BinarySearch(t.ends, uint32(n+1)) // fragments ending by n
 	for ; k > 0; k-- {
-		if c = int(t.ends[k-1]); !straddled(t, c) {
+		if c = int(t.ends[k-1]); !st.c.spans(c) {
 			break
 		}
 	}
 	if k == 0 {
 		c = 0
 	}
-	for x = commonPrefix(t.lits.x.own, o.lits.x.whole()); x > 0 && straddled(t, xBit|x); x-- {
+	for x = commonPrefix(t.lits.x.own, o.lits.x.whole()); x > 0 && st.x.spans(x); x-- {
 	}
 	return c, x
 }
 
-// straddled reports whether a literal piece of t spans offset n (of c,
-// or of x with xBit).
-func straddled(t *Template, n int) bool {
-	found := false
+// straddles are the spans of t's literal pieces in each region, so that
+// whether one spans an offset costs a binary search rather than a walk
+// over every canonical form (done once per held class when learning).
+type straddles struct{ c, x spans }
+
+// spans are open intervals (from, to) sorted by from, with reach[i] the
+// largest to among the first i+1.
+type spans struct{ from, reach []int }
+
+func straddlesOf(t *Template) *straddles {
+	var cs, xs [][2]int
 	t.eachPieces(func(ps []piece) {
 		for _, p := range ps {
-			if p.n > 0 && p.off&xBit == uint32(n)&xBit && int(p.off) < n && int(p.off)+int(p.n) > n {
-				found = true
+			if p.n == 0 {
+				continue
+			}
+			off := int(p.off &^ xBit)
+			if p.off&xBit != 0 {
+				xs = append(xs, [2]int{off, off + int(p.n)})
+			} else {
+				cs = append(cs, [2]int{off, off + int(p.n)})
 			}
 		}
 	})
-	return found
+	return &straddles{c: spansOf(cs), x: spansOf(xs)}
+}
+
+func spansOf(iv [][2]int) spans {
+	slices.SortFunc(iv, func(a, b [2]int) int { return a[0] - b[0] })
+	s := spans{from: make([]int, len(iv)), reach: make([]int, len(iv))}
+	r := 0
+	for i, v := range iv {
+		r = max(r, v[1])
+		s.from[i], s.reach[i] = v[0], r
+	}
+	return s
+}
+
+// spans reports whether an interval has from < n < to.
+func (s spans) spans(n int) bool {
+	i, _ := slices.BinarySearch(s.from, n) // intervals with from < n
+	return i > 0 && s.reach[i-1] > n
 }
 
 // sharePieces aliases those of t's canonical forms that are equal to o's

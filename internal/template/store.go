@@ -38,6 +38,7 @@ type Store struct {
 	mu     sync.Mutex
 	dict   []byte // exemplars deflate against it
 	byID   map[string]*Template
+	heads  *heads // byID's templates by the bytes they offer for sharing
 	bytes  int
 	tokens float64
 	last   time.Time
@@ -45,7 +46,7 @@ type Store struct {
 
 // NewStore returns an empty store for policy p. tm may be nil.
 func NewStore(p *wss.Policy, o Options, tm *metrics.TemplateMetrics) *Store {
-	return &Store{policy: p, opts: o, metrics: tm, byID: map[string]*Template{}, tokens: float64(o.LearnBurst)}
+	return &Store{policy: p, opts: o, metrics: tm, byID: map[string]*Template{}, heads: newHeads(), tokens: float64(o.LearnBurst)}
 }
 
 // Policy is the policy the store's templates were learned under.
@@ -76,8 +77,10 @@ func (s *Store) add(t *Template) (added bool, reason string) {
 		// looked-up signer stale). The fresh template takes the old one's
 		// place, at the same leaf of the automaton.
 		t.learnedAt = old.learnedAt
-		shareWith(t, s.byID)
+		shareWith(t, s.heads)
 		s.pack(t)
+		s.heads.remove(old)
+		s.heads.add(t)
 		s.byID[t.ID] = t
 		s.bytes += t.size - old.size
 		s.root.Store(insert(s.root.Load(), t, 0, 0))
@@ -92,9 +95,10 @@ func (s *Store) add(t *Template) (added bool, reason string) {
 		evicted++
 	}
 	t.learnedAt = time.Now().UnixNano()
-	shareWith(t, s.byID)
+	shareWith(t, s.heads)
 	s.pack(t)
 	s.byID[t.ID] = t
+	s.heads.add(t)
 	s.bytes += t.size
 	if evicted > 0 {
 		s.rebuild()
@@ -123,6 +127,7 @@ func (s *Store) evictColdest() {
 	}
 	if cold != nil {
 		delete(s.byID, cold.ID)
+		s.heads.remove(cold)
 		s.bytes -= cold.size
 	}
 }
