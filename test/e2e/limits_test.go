@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -35,7 +36,13 @@ clients:
 	}
 	assert.Equal(t, 2, backend.count())
 
-	lines := g.logs.find("request")
+	// The request line is written once the handler returns, which can be
+	// after the client has the response.
+	var lines []map[string]any
+	require.Eventually(t, func() bool {
+		lines = g.logs.find("request")
+		return len(lines) >= 3
+	}, 5*time.Second, 10*time.Millisecond)
 	require.Len(t, lines, 3)
 	last := lines[2]
 	assert.Equal(t, "rate_limited", last["outcome"])
