@@ -30,6 +30,10 @@ type Engine struct {
 	bufferLimit int64
 	// workers bounds the messages processed at once; nil: no bound.
 	workers Workers
+	// wholeRescan gates the whole message again after each decryption,
+	// as the engine did before issue 14; tests set it to compare the
+	// plaintext splice with it.
+	wholeRescan bool
 }
 
 // Workers bounds how many messages the engine processes at once and the
@@ -59,6 +63,9 @@ func New(cfg xmlscan.Config) (*Engine, error) {
 // scratch is the reusable per-message state.
 type scratch struct {
 	doc, signedInfo xmlscan.Document
+	// spare receives the message with decrypted plaintext spliced in
+	// (message.reload), then swaps places with doc.
+	spare xmlscan.Document
 }
 
 // Process gates data, processes its Security header under policy p at time
@@ -86,10 +93,11 @@ func (e *Engine) run(data []byte, atts wss.Attachments, p *wss.Policy, now time.
 	// Reset drops the Documents' hold on this message's bytes.
 	defer func() {
 		sc.doc.Reset()
+		sc.spare.Reset()
 		sc.signedInfo.Reset()
 		e.docs.Put(sc)
 	}()
-	m := &message{engine: e, p: p, now: now.UTC(), keys: map[string][]byte{}, doc: &sc.doc, sd: &sc.signedInfo}
+	m := &message{engine: e, p: p, now: now.UTC(), keys: map[string][]byte{}, doc: &sc.doc, spare: &sc.spare, sd: &sc.signedInfo}
 	m.res = &wss.Result{Security: [2]int{-1, -1}, Token: -1}
 	if atts != nil {
 		if err := m.initAttachments(atts); err != nil {
@@ -117,8 +125,9 @@ type message struct {
 	now    time.Time
 	res    *wss.Result
 
-	data []byte
-	doc  *xmlscan.Document
+	data  []byte
+	doc   *xmlscan.Document
+	spare *xmlscan.Document // the next doc after a decryption (reload); nil until needed
 	sd   *xmlscan.Document // the canonical SignedInfo being checked
 	ids  map[string]int    // id value → gate index
 
@@ -148,6 +157,29 @@ func (m *message) load(data []byte) error {
 		return wss.Wrap(wss.ReasonMalformed, err, "gate")
 	}
 	m.data = data
+	return m.index()
+}
+
+// reload gates the message with element region replaced by pt, scanning
+// only pt (xmlscan.ScanReplace), and builds the indexes again.
+func (m *message) reload(region int, pt []byte) error {
+	start := time.Now()
+	defer func() { m.res.GateTime += time.Since(start) }()
+	if m.spare == nil {
+		m.spare = new(xmlscan.Document)
+	}
+	if err := m.engine.scanner.ScanReplace(m.doc, region, pt, m.spare); err != nil {
+		return wss.Wrap(wss.ReasonMalformed, err, "gate")
+	}
+	m.doc, m.spare = m.spare, m.doc
+	m.spare.Reset() // drops its hold on the old message bytes
+	m.data = m.doc.Data
+	return m.index()
+}
+
+// index checks the gated message's ids and value elements and locates
+// its SOAP structure.
+func (m *message) index() error {
 	if err := m.indexIDs(); err != nil {
 		return err
 	}
