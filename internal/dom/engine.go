@@ -40,9 +40,11 @@ type Engine struct {
 // memory their work holds (the gateway's internal/budget.Budget, shared by
 // every route): each message holds the gate's element and attribute
 // arrays, which grow with its markup, not its size (issue 16). Acquire
-// waits a short time for a worker, reserves scratch bytes for it, or fails.
+// waits a short time for a worker, reserves scratch bytes for it, or fails;
+// TryAcquire does the same without the wait.
 type Workers interface {
 	Acquire(scratch int64) (release func(), err error)
+	TryAcquire(scratch int64) (release func(), err error)
 }
 
 // LimitWorkers makes every Process and ProcessAttachments take a worker of
@@ -75,13 +77,27 @@ type scratch struct {
 // (LimitWorkers): that is the Workers' own error, not a verdict on the
 // message.
 func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result, error) {
-	return e.run(data, nil, p, now)
+	return e.run(data, nil, p, now, true)
 }
 
-// run is Process, with the package's other parts when atts is not nil.
-func (e *Engine) run(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (*wss.Result, error) {
+// ProcessIfIdle is Process for work that may be skipped but must not wait
+// for a worker: the template path's shadow check of a hit, which runs
+// while the hit's request waits for its verdict. Without a free worker
+// (LimitWorkers) it fails at once with the Workers' error, so a template
+// hit never queues behind fresh-shape messages (issue 14).
+func (e *Engine) ProcessIfIdle(data []byte, p *wss.Policy, now time.Time) (*wss.Result, error) {
+	return e.run(data, nil, p, now, false)
+}
+
+// run is Process, with the package's other parts when atts is not nil;
+// wait says whether to wait for a worker.
+func (e *Engine) run(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time, wait bool) (*wss.Result, error) {
 	if e.workers != nil {
-		release, err := e.workers.Acquire(scratchBytes(data))
+		acquire := e.workers.Acquire
+		if !wait {
+			acquire = e.workers.TryAcquire
+		}
+		release, err := acquire(scratchBytes(data))
 		if err != nil {
 			return nil, err
 		}
