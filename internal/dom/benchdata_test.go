@@ -113,9 +113,9 @@ type benchSet struct {
 	policy *wss.Policy // signature and Timestamp required
 	// encPolicy requires encryption and a Timestamp (unsigned messages).
 	encPolicy *wss.Policy
-	pub    *rsa.PublicKey  // signer key
-	priv   *rsa.PrivateKey // recipient (decryption) key
-	msgs   []*benchMsg
+	pub       *rsa.PublicKey  // signer key
+	priv      *rsa.PrivateKey // recipient (decryption) key
+	msgs      []*benchMsg
 }
 
 var (

@@ -144,8 +144,8 @@ type message struct {
 	data  []byte
 	doc   *xmlscan.Document
 	spare *xmlscan.Document // the next doc after a decryption (reload); nil until needed
-	sd   *xmlscan.Document // the canonical SignedInfo being checked
-	ids  map[string]int    // id value → gate index
+	sd    *xmlscan.Document // the canonical SignedInfo being checked
+	ids   map[string]int    // id value → gate index
 
 	version                   soap.Version
 	env, header, body, secIdx int // gate indices; -1 when absent
