@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -163,6 +164,34 @@ func TestAcquire(t *testing.T) {
 		r()
 		l.Release()
 	})
+	t.Run("fail/try-does-not-wait", func(t *testing.T) {
+		// TryAcquire (a template hit's shadow check) never queues: not
+		// for a busy worker, and not behind a message already waiting.
+		b := New(Limits{Workers: 1, QueueWait: time.Hour}, nil)
+		r1, err := b.Acquire(0)
+		require.NoError(t, err)
+		_, err = b.TryAcquire(0)
+		var oe *OverloadError
+		require.ErrorAs(t, err, &oe)
+		assert.Equal(t, ReasonQueue, oe.Reason)
+		waited := make(chan error)
+		go func() {
+			r, err := b.Acquire(0)
+			if err == nil {
+				r()
+			}
+			waited <- err
+		}()
+		for b.waiting() == 0 {
+			runtime.Gosched()
+		}
+		r1()
+		require.NoError(t, <-waited, "the waiter got the worker, not a TryAcquire")
+		r2, err := b.TryAcquire(5)
+		require.NoError(t, err, "a free worker is taken at once")
+		r2()
+		assert.Zero(t, b.Held())
+	})
 	t.Run("fail/queue-wait-over", func(t *testing.T) {
 		b := New(Limits{Workers: 1, QueueWait: 10 * time.Millisecond, RetryAfter: 2 * time.Second}, nil)
 		r1, err := b.Acquire(0)
@@ -232,4 +261,11 @@ func TestOverloadErrorText(t *testing.T) {
 	err := error(&OverloadError{Reason: ReasonMemory, Want: 5, Held: 10, Limit: 12})
 	assert.Equal(t, "budget: in-flight request bytes over budget: 10 held + 5 wanted > 12", err.Error())
 	assert.True(t, errors.Is(err, ErrOverloaded))
+}
+
+// waiting is how many messages wait for a worker.
+func (b *Budget) waiting() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.queue)
 }

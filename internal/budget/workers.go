@@ -11,7 +11,20 @@ import (
 // or the scratch bytes do not fit (ReasonMemory). Waiters are served in
 // arrival order, so a steady stream cannot starve an early one.
 func (b *Budget) Acquire(scratch int64) (release func(), err error) {
-	giveBack, err := b.worker()
+	return b.acquire(scratch, true)
+}
+
+// TryAcquire is Acquire without the wait, for DOM-engine work that may be
+// skipped but must not hold up its request: the template path's shadow
+// check of a hit. It fails at once (ReasonQueue) when no worker is free or
+// others are already waiting for one, so that a template hit never waits
+// behind fresh-shape messages for a worker (issue 14).
+func (b *Budget) TryAcquire(scratch int64) (release func(), err error) {
+	return b.acquire(scratch, false)
+}
+
+func (b *Budget) acquire(scratch int64, wait bool) (release func(), err error) {
+	giveBack, err := b.worker(wait)
 	if err != nil {
 		return nil, err
 	}
@@ -28,8 +41,8 @@ func (b *Budget) Acquire(scratch int64) (release func(), err error) {
 	}, nil
 }
 
-// worker takes a worker, waiting up to the queue wait.
-func (b *Budget) worker() (release func(), err error) {
+// worker takes a worker, waiting up to the queue wait if wait is set.
+func (b *Budget) worker(wait bool) (release func(), err error) {
 	b.mu.Lock()
 	lim := b.lim
 	if lim.Workers <= 0 || (b.busy < lim.Workers && len(b.queue) == 0) {
@@ -37,7 +50,7 @@ func (b *Budget) worker() (release func(), err error) {
 		b.mu.Unlock()
 		return b.releaser(), nil
 	}
-	if lim.QueueWait <= 0 {
+	if !wait || lim.QueueWait <= 0 {
 		b.mu.Unlock()
 		return nil, b.queueFull(lim)
 	}

@@ -33,7 +33,7 @@ import (
 // decrypted element inside a signed element is); one after it digests the
 // plaintext that Replace installed (sign-then-encrypt, WSS4J's order).
 func (e *Engine) ProcessAttachments(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (*wss.Result, error) {
-	return e.run(data, atts, p, now)
+	return e.run(data, atts, p, now, true)
 }
 
 // attachmentState is the attachment side of one ProcessAttachments call.

@@ -15,6 +15,9 @@
 // (security.md A8).
 //
 // Decryption splices the plaintext into the message bytes in place of the
-// EncryptedData and gates the whole message again; facts recorded earlier
-// follow their elements through the splice by offset.
+// EncryptedData and gates the plaintext where it now stands, with the rules
+// and limits of the whole message (xmlscan.ScanReplace: the same verdict
+// and Document as gating the whole message again, without the second pass,
+// seed 002); facts recorded earlier follow their elements through the
+// splice by offset.
 package dom

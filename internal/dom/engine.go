@@ -30,15 +30,21 @@ type Engine struct {
 	bufferLimit int64
 	// workers bounds the messages processed at once; nil: no bound.
 	workers Workers
+	// wholeRescan gates the whole message again after each decryption,
+	// as the engine did before issue 14; tests set it to compare the
+	// plaintext splice with it.
+	wholeRescan bool
 }
 
 // Workers bounds how many messages the engine processes at once and the
 // memory their work holds (the gateway's internal/budget.Budget, shared by
 // every route): each message holds the gate's element and attribute
 // arrays, which grow with its markup, not its size (issue 16). Acquire
-// waits a short time for a worker, reserves scratch bytes for it, or fails.
+// waits a short time for a worker, reserves scratch bytes for it, or fails;
+// TryAcquire does the same without the wait.
 type Workers interface {
 	Acquire(scratch int64) (release func(), err error)
+	TryAcquire(scratch int64) (release func(), err error)
 }
 
 // LimitWorkers makes every Process and ProcessAttachments take a worker of
@@ -59,6 +65,9 @@ func New(cfg xmlscan.Config) (*Engine, error) {
 // scratch is the reusable per-message state.
 type scratch struct {
 	doc, signedInfo xmlscan.Document
+	// spare receives the message with decrypted plaintext spliced in
+	// (message.reload), then swaps places with doc.
+	spare xmlscan.Document
 }
 
 // Process gates data, processes its Security header under policy p at time
@@ -68,13 +77,27 @@ type scratch struct {
 // (LimitWorkers): that is the Workers' own error, not a verdict on the
 // message.
 func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result, error) {
-	return e.run(data, nil, p, now)
+	return e.run(data, nil, p, now, true)
 }
 
-// run is Process, with the package's other parts when atts is not nil.
-func (e *Engine) run(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (*wss.Result, error) {
+// ProcessIfIdle is Process for work that may be skipped but must not wait
+// for a worker: the template path's shadow check of a hit, which runs
+// while the hit's request waits for its verdict. Without a free worker
+// (LimitWorkers) it fails at once with the Workers' error, so a template
+// hit never queues behind fresh-shape messages (issue 14).
+func (e *Engine) ProcessIfIdle(data []byte, p *wss.Policy, now time.Time) (*wss.Result, error) {
+	return e.run(data, nil, p, now, false)
+}
+
+// run is Process, with the package's other parts when atts is not nil;
+// wait says whether to wait for a worker.
+func (e *Engine) run(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time, wait bool) (*wss.Result, error) {
 	if e.workers != nil {
-		release, err := e.workers.Acquire(scratchBytes(data))
+		acquire := e.workers.Acquire
+		if !wait {
+			acquire = e.workers.TryAcquire
+		}
+		release, err := acquire(scratchBytes(data))
 		if err != nil {
 			return nil, err
 		}
@@ -86,10 +109,11 @@ func (e *Engine) run(data []byte, atts wss.Attachments, p *wss.Policy, now time.
 	// Reset drops the Documents' hold on this message's bytes.
 	defer func() {
 		sc.doc.Reset()
+		sc.spare.Reset()
 		sc.signedInfo.Reset()
 		e.docs.Put(sc)
 	}()
-	m := &message{engine: e, p: p, now: now.UTC(), keys: map[string][]byte{}, doc: &sc.doc, sd: &sc.signedInfo}
+	m := &message{engine: e, p: p, now: now.UTC(), keys: map[string][]byte{}, doc: &sc.doc, spare: &sc.spare, sd: &sc.signedInfo}
 	m.res = &wss.Result{Security: [2]int{-1, -1}, Token: -1}
 	if atts != nil {
 		if err := m.initAttachments(atts); err != nil {
@@ -117,10 +141,11 @@ type message struct {
 	now    time.Time
 	res    *wss.Result
 
-	data []byte
-	doc  *xmlscan.Document
-	sd   *xmlscan.Document // the canonical SignedInfo being checked
-	ids  map[string]int    // id value → gate index
+	data  []byte
+	doc   *xmlscan.Document
+	spare *xmlscan.Document // the next doc after a decryption (reload); nil until needed
+	sd    *xmlscan.Document // the canonical SignedInfo being checked
+	ids   map[string]int    // id value → gate index
 
 	version                   soap.Version
 	env, header, body, secIdx int // gate indices; -1 when absent
@@ -148,6 +173,29 @@ func (m *message) load(data []byte) error {
 		return wss.Wrap(wss.ReasonMalformed, err, "gate")
 	}
 	m.data = data
+	return m.index()
+}
+
+// reload gates the message with element region replaced by pt, scanning
+// only pt (xmlscan.ScanReplace), and builds the indexes again.
+func (m *message) reload(region int, pt []byte) error {
+	start := time.Now()
+	defer func() { m.res.GateTime += time.Since(start) }()
+	if m.spare == nil {
+		m.spare = new(xmlscan.Document)
+	}
+	if err := m.engine.scanner.ScanReplace(m.doc, region, pt, m.spare); err != nil {
+		return wss.Wrap(wss.ReasonMalformed, err, "gate")
+	}
+	m.doc, m.spare = m.spare, m.doc
+	m.spare.Reset() // drops its hold on the old message bytes
+	m.data = m.doc.Data
+	return m.index()
+}
+
+// index checks the gated message's ids and value elements and locates
+// its SOAP structure.
+func (m *message) index() error {
 	if err := m.indexIDs(); err != nil {
 		return err
 	}

@@ -74,8 +74,7 @@ func (m *message) decryptAttachment(ed, cd int, alg string, key []byte, complete
 	}
 	m.att.ciphered[f.CID] = true
 	f.Decrypted = true
-	e := &m.doc.Elements[ed]
-	return m.removeRegion(e.Start, e.End)
+	return m.removeElement(ed)
 }
 
 // cipherReference reads CipherData/CipherReference: a cid: URI and exactly
@@ -161,11 +160,12 @@ func readPlainHeader(pt []byte) (textproto.MIMEHeader, int, error) {
 	}
 }
 
-// removeRegion removes data[a:b] (an element that has been accounted for)
-// and reloads the message. A signature that covered an element in the
-// region no longer covers anything: its offset would otherwise name
-// whatever follows (node identity, DESIGN.md §5.3).
-func (m *message) removeRegion(a, b int) error {
+// removeElement removes element ed (accounted for) and reloads the
+// message. A signature that covered an element in it no longer covers
+// anything: its offset would otherwise name whatever follows (node
+// identity, DESIGN.md §5.3).
+func (m *message) removeElement(ed int) error {
+	a, b := m.doc.Elements[ed].Start, m.doc.Elements[ed].End
 	for i := range m.res.Signatures {
 		s := &m.res.Signatures[i]
 		kept := s.Covered[:0]
@@ -176,5 +176,5 @@ func (m *message) removeRegion(a, b int) error {
 		}
 		s.Covered = kept
 	}
-	return m.splice(a, b, nil)
+	return m.splice(ed, nil)
 }

@@ -13,7 +13,8 @@ import (
 // Content only, the data and key transport algorithms on the allow-list, the
 // key from an xenc:EncryptedKey unwrapped with one of the policy's decryption
 // keys (named by X509Data or a SecurityTokenReference, or the only key), no
-// CipherReference, and every plaintext gated again with the whole document.
+// CipherReference, and every plaintext gated in place as part of the whole
+// document (xmlscan.ScanReplace).
 // The EncryptedKey is either inside the EncryptedData's ds:KeyInfo or a
 // ds:KeyInfo/wsse:SecurityTokenReference names one processed before; a
 // ds:KeyName, RetrievalMethod or AgreementMethod is refused: keys come only

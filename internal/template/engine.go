@@ -196,9 +196,10 @@ func (e *Engine) selfCheck(t *Template, data []byte, res *wss.Result, p *wss.Pol
 // shadow re-verifies a template-path verdict on the DOM engine; any
 // disagreement rejects the message (DESIGN.md §4).
 func (e *Engine) shadow(t *Template, data []byte, p *wss.Policy, now time.Time, res *wss.Result, err error) error {
-	dres, derr := e.dom.Process(data, p, now)
+	dres, derr := e.dom.ProcessIfIdle(data, p, now)
 	if errors.Is(derr, budget.ErrOverloaded) {
-		// No DOM worker free: the sample is skipped, not a disagreement.
+		// No DOM worker free at once: the sample is skipped, not a
+		// disagreement, and the hit does not wait for one (issue 14).
 		return nil
 	}
 	diff := Compare(res, err, dres, derr, p)

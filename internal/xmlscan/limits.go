@@ -63,9 +63,9 @@ type Limits struct {
 	// cover a signature key and an encryption key.
 	MaxEncryptedKeys int
 	// MaxEncryptedData bounds xenc:EncryptedData elements in the document.
-	// Each one decrypted makes the receiver pass the whole message through
-	// the gate again. Default 32, the default MIME part count, so that
-	// every attachment of a package may be encrypted.
+	// Each one decrypted makes the receiver copy the message and gate the
+	// plaintext in it (ScanReplace). Default 32, the default MIME part
+	// count, so that every attachment of a package may be encrypted.
 	MaxEncryptedData int
 }
 
