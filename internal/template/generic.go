@@ -156,7 +156,8 @@ func (l *learner) genericBody() error {
 	if k < 0 || l.slots[k].class != classBody {
 		return unsupported("body slot is not the last slot")
 	}
-	l.t.gbody = &bodyAt{elem: l.body, slot: k, outside: len(l.d.Elements) - (l.d.Elements[l.body].Next - l.body - 1)}
+	l.t.gbody = &bodyAt{elem: l.body, slot: k, outside: len(l.d.Elements) - (l.d.Elements[l.body].Next - l.body - 1),
+		elemsPerKiB: (len(l.d.Elements)<<10)/len(l.data) + 1, attrsPerKiB: (len(l.d.Attrs)<<10)/len(l.data) + 1}
 	return nil
 }
 
@@ -165,6 +166,10 @@ func (l *learner) genericBody() error {
 // content slot, and the number of elements outside its content.
 type bodyAt struct {
 	elem, slot, outside int
+	// The learned message's density: the gated Document is sized for
+	// the message before the scan, so a large body is not gated into
+	// slices that grow (and copy) a dozen times.
+	elemsPerKiB, attrsPerKiB int
 }
 
 // generic gates the message of a template with a generic Body and checks
@@ -172,6 +177,13 @@ type bodyAt struct {
 func (r *run) generic() *fallback {
 	ba := r.t.gbody
 	d := &r.doc
+	kib := len(r.data)>>10 + 1
+	if n := kib * ba.elemsPerKiB * 5 / 4; cap(d.Elements) < n {
+		d.Elements = make([]xmlscan.Element, 0, n)
+	}
+	if n := kib * ba.attrsPerKiB * 5 / 4; cap(d.Attrs) < n {
+		d.Attrs = make([]xmlscan.Attr, 0, n)
+	}
 	if err := r.e.scanner.Scan(r.data, d); err != nil {
 		return &fallback{"gate"}
 	}
