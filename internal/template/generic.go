@@ -1,7 +1,10 @@
 package template
 
 import (
+	"bytes"
 	"crypto/subtle"
+	"hash"
+	"slices"
 
 	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/crypto"
@@ -170,6 +173,13 @@ type bodyAt struct {
 	// the message before the scan, so a large body is not gated into
 	// slices that grow (and copy) a dozen times.
 	elemsPerKiB, attrsPerKiB int
+	// fast, when set, lets the hit path check and canonicalize the Body
+	// content in one pass (fastbody.go); ref is the one Reference to the
+	// Body (nil: the Body is not signed), whose canonical form is pre,
+	// the content, post.
+	fast      *fastCtx
+	ref       *refStep
+	pre, post []piece
 }
 
 // generic gates the message of a template with a generic Body and checks
@@ -218,4 +228,137 @@ func (r *run) bodyDigest(rs *refStep, want []byte) error {
 		return wss.Failf(wss.ReasonDigest, "digest does not match")
 	}
 	return nil
+}
+
+// fastPath enables the fast body for a generic Body when exclusive c14n
+// (or no signature) covers it, and the fast pass reproduces the gate's
+// Document's canonical form on the learned message.
+func (l *learner) fastPath(lim xmlscan.Limits) {
+	ba := l.t.gbody
+	if ba == nil {
+		return
+	}
+	var ref *refStep
+	for _, s := range l.t.steps {
+		if s.sig == nil {
+			continue
+		}
+		for k := range s.sig.refs {
+			if rs := &s.sig.refs[k]; rs.body {
+				if ref != nil {
+					return // two References to the Body: the Document's way
+				}
+				ref = rs
+			}
+		}
+	}
+	d, b := l.d, l.body
+	if ref != nil && ref.alg != c14n.AlgExcC14N {
+		return
+	}
+	var prefixes []string
+	if ref != nil {
+		prefixes = ref.prefixes
+	}
+	ctx := newFastCtx(d, b, prefixes)
+	if ref != nil {
+		k := slices.IndexFunc(ref.canon, func(p piece) bool { return int(p.slot) == ba.slot })
+		if k < 0 {
+			return
+		}
+		ba.pre = append(slices.Clone(ref.canon[:k]), piece{off: ref.canon[k].off, n: ref.canon[k].n, slot: noSlot})
+		ba.post = slices.Clone(ref.canon[k+1:])
+	}
+	// Self-check on the learned message: the fast pass must accept it and
+	// give the Document's canonical form.
+	ba.fast, ba.ref = ctx, ref
+	r := &run{t: l.t, data: l.data, caps: make([]span, len(l.slots))}
+	for k, s := range l.slots {
+		r.caps[k] = span{s.start, s.end}
+	}
+	r.e = &Engine{limits: lim}
+	ok := r.fastBody()
+	if ok && ref != nil {
+		want, err := c14n.Canonicalize(ref.alg, d, b, ref.prefixes, nil)
+		h, _ := crypto.NewDigest(ref.digest)
+		if err == nil && h != nil {
+			h.Write(want)
+			ok = bytes.Equal(h.Sum(nil), r.bodySum)
+		} else {
+			ok = false
+		}
+	}
+	if !ok {
+		ba.fast, ba.ref, ba.pre, ba.post = nil, nil, nil, nil
+	}
+}
+
+// fastBody checks the generic Body content in one pass and digests the
+// Body for its Reference (fastbody.go). false: not handled, no verdict.
+func (r *run) fastBody() bool {
+	ba := r.t.gbody
+	if ba.fast == nil {
+		return false
+	}
+	s := r.caps[ba.slot]
+	var h hash.Hash
+	if ba.ref != nil {
+		var err error
+		if h, err = crypto.NewDigest(ba.ref.digest); err != nil {
+			return false
+		}
+		r.part = r.canon(r.part[:0], ba.pre)
+		h.Write(r.part)
+	}
+	r.fb.only = r.e.only
+	if !r.fb.run(r.data, s.start, s.end, ba.fast, &r.e.limits, h) {
+		return false
+	}
+	if h != nil {
+		r.part = r.canon(r.part[:0], ba.post)
+		h.Write(r.part)
+		r.bodySum = h.Sum(r.bodySum[:0])
+	}
+	return true
+}
+
+// newFastCtx is the fast body's view of the constant part of d around its
+// Body b, for exclusive c14n with prefixes.
+func newFastCtx(d *xmlscan.Document, b int, prefixes []string) *fastCtx {
+	be := &d.Elements[b]
+	ctx := &fastCtx{depth: be.Depth, elements: len(d.Elements) - (be.Next - b - 1), nsDecls: len(d.NSDecls)}
+	for i := b + 1; i < be.Next; i++ {
+		ctx.nsDecls -= d.Elements[i].NS.Len()
+	}
+	var path []int
+	for i := b; i >= 0; i = d.Elements[i].Parent {
+		path = append(path, i)
+	}
+	for k := len(path) - 1; k >= 0; k-- {
+		for _, ns := range d.NSDeclsOf(path[k]) {
+			ctx.scope = append(ctx.scope, nsb{prefix: []byte(ns.Prefix), uri: []byte(ns.URI)})
+		}
+	}
+	for _, p := range prefixes {
+		if p == "#default" {
+			p = ""
+		}
+		ctx.prefixes = append(ctx.prefixes, p)
+	}
+	ctx.listed = len(ctx.prefixes) > 0
+	// The Body start tag as exclusive c14n renders it on the apex.
+	fb := &fastBody{scope: ctx.scope, ctx: ctx}
+	fb.consider([]byte(be.Prefix), []byte(be.Space))
+	for _, a := range d.AttrsOf(b) {
+		if a.Prefix != "" {
+			fb.consider([]byte(a.Prefix), []byte(a.Space))
+		}
+	}
+	for _, p := range ctx.prefixes {
+		if uri, ok := d.LookupPrefix(b, p); ok {
+			fb.consider([]byte(p), []byte(uri))
+		}
+	}
+	ctx.rendered = fb.cand
+	return ctx
 }

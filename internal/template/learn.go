@@ -144,6 +144,7 @@ func learnPhase(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy
 		l.t.plain = &plainAt{span: [2]anchor{l.anchor(enc.a), l.anchor(enc.a + enc.n)}, holder: l.anchor(res.Decrypted[0].Start)}
 	}
 	l.finish()
+	l.fastPath(sc.Limits()) // on the finished literals
 	return l.t, nil
 }
 

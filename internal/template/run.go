@@ -38,6 +38,10 @@ type run struct {
 	shared bool
 	e      *Engine
 	doc    xmlscan.Document // the gated message of a generic Body
+	fb     fastBody         // the fast body pass
+	// fast: the generic Body passed the fast body, its digest is bodySum.
+	fast    bool
+	bodySum []byte
 }
 
 func (r *run) val(k int) []byte { s := r.caps[k]; return r.data[s.start:s.end] }
@@ -56,8 +60,10 @@ func (r *run) exec() (*wss.Result, error) {
 	}
 	t := r.t
 	if t.gbody != nil {
-		if f := r.generic(); f != nil {
-			return nil, f
+		if r.fast = r.fastBody(); !r.fast {
+			if f := r.generic(); f != nil {
+				return nil, f
+			}
 		}
 	}
 	res := &wss.Result{Version: t.version, Document: r.data, Body: r.at(t.body), Security: [2]int{-1, -1}, Token: -1}
@@ -336,6 +342,12 @@ func (r *run) reference(rs *refStep) error {
 		return err
 	}
 	if rs.body {
+		if r.fast {
+			if subtle.ConstantTimeCompare(r.bodySum, want) != 1 {
+				return wss.Failf(wss.ReasonDigest, "digest does not match")
+			}
+			return nil
+		}
 		return r.bodyDigest(rs, want)
 	}
 	// One digest of the whole canonical form: a Write per piece costs more
