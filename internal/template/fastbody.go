@@ -35,6 +35,7 @@ type fastCtx struct {
 	depth    int // the Body's depth
 	elements int // elements outside the Body content
 	nsDecls  int // namespace declarations outside the Body content
+	plain    plainKind
 }
 
 // nsb is a namespace binding; the default namespace has prefix "".
@@ -75,6 +76,7 @@ type fastBody struct {
 	tmp   []byte
 	elems int
 	decl  int
+	tops  int // elements directly in the Body
 }
 
 const fastFlush = 16 << 10
@@ -88,7 +90,7 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 	fb.scope = append(fb.scope[:0], ctx.scope...)
 	fb.rend = append(fb.rend[:0], ctx.rendered...)
 	fb.open = append(fb.open[:0], fastOpen{scope: len(fb.scope), rendered: len(fb.rend)}) // the Body
-	fb.elems, fb.decl = ctx.elements, ctx.nsDecls
+	fb.elems, fb.decl, fb.tops = ctx.elements, ctx.nsDecls, 0
 	p := start
 	for p < end {
 		q := p + bytes.IndexByte(data[p:end], '<')
@@ -121,6 +123,9 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 	}
 	if len(fb.open) != 1 {
 		return false
+	}
+	if ctx.plain == plainElement && (fb.tops != 1 || fb.open[0].text != 0 || data[start] != '<' || data[end-1] != '>') {
+		return false // checkPlaintext: exactly one element
 	}
 	fb.flush(true)
 	return true
@@ -276,14 +281,13 @@ func name(data []byte, p, end int) (int, int) {
 	colon := -1
 	q := p
 	for q < end {
-		c := data[q]
-		switch {
-		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_':
-		case c >= '0' && c <= '9' || c == '-' || c == '.':
+		switch nameClass[data[q]] {
+		case nameStart:
+		case nameChar:
 			if q == p || q == colon+1 {
 				return p, -1
 			}
-		case c == ':':
+		case nameColon:
 			if colon >= 0 || q == p {
 				return p, -1
 			}
@@ -298,6 +302,27 @@ func name(data []byte, p, end int) (int, int) {
 	}
 	return p, -1 // a name runs to the end of the content: not a tag
 }
+
+const (
+	nameOther = iota
+	nameStart // ASCII letters and '_'
+	nameChar  // digits, '-', '.'
+	nameColon
+)
+
+var nameClass = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_':
+			t[c] = nameStart
+		case c >= '0' && c <= '9' || c == '-' || c == '.':
+			t[c] = nameChar
+		case c == ':':
+			t[c] = nameColon
+		}
+	}
+	return t
+}()
 
 // lookup is the URI bound to prefix in scope, or ok false.
 func (fb *fastBody) lookup(prefix []byte) ([]byte, bool) {
@@ -360,15 +385,24 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 	if fb.elems++; fb.elems > lim.MaxElements || fb.ctx.depth+len(fb.open) > lim.MaxDepth {
 		return 0, false
 	}
+	if len(fb.open) == 1 {
+		fb.tops++
+	}
 	fb.attrs, fb.decls = fb.attrs[:0], fb.decls[:0]
 	p = ne
 	empty := false
+	// raw: the tag is written as C14N writes it (one space before each
+	// attribute, name="value", no space before the end), so that,
+	// unless a namespace node is rendered, a value normalized or the
+	// attributes reordered, the canonical start tag is its bytes.
+	raw := true
 	for {
 		s := skipS(data, p, end)
 		if s >= end {
 			return 0, false
 		}
 		if data[s] == '>' {
+			raw = raw && s == p
 			p = s + 1
 			break
 		}
@@ -376,16 +410,19 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 			if s+1 >= end || data[s+1] != '>' {
 				return 0, false
 			}
+			raw = raw && s == p
 			p, empty = s+2, true
 			break
 		}
 		if s == p {
 			return 0, false // no white space before an attribute
 		}
-		var ok bool
-		if p, ok = fb.attribute(s, end); !ok {
+		raw = raw && s == p+1 && data[p] == ' '
+		var ok, tight bool
+		if p, tight, ok = fb.attribute(s, end); !ok {
 			return 0, false
 		}
+		raw = raw && tight
 	}
 	if len(fb.attrs) > lim.MaxAttrs || len(fb.decls) > lim.MaxNSDeclsPerElement {
 		return 0, false
@@ -396,7 +433,7 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 	o := fastOpen{qname: qn, scope: len(fb.scope), rendered: len(fb.rend)}
 	fb.scope = append(fb.scope, fb.decls...)
 	space, ok := fb.lookup(prefix)
-	if !ok || reservedNS(string(space)) || fb.elementOnly(space, local) {
+	if !ok || reservedNS(string(space)) || fb.elementOnly(space, local) || (fb.ctx.plain != notPlain && isSOAP(string(space))) {
 		return 0, false
 	}
 	// Resolve the attributes and refuse what genericContent refuses and
@@ -433,6 +470,16 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 				fb.consider(d.prefix, d.uri)
 			}
 		}
+	}
+	if raw && len(fb.cand) == 0 && len(fb.decls) == 0 && attrsRaw(fb.attrs) {
+		if empty {
+			fb.out = append(append(append(append(fb.out, data[q:p-2]...), "></"...), qn...), '>')
+		} else {
+			fb.out = append(fb.out, data[q:p]...)
+			fb.open = append(fb.open, o)
+		}
+		fb.flush(false)
+		return p, true
 	}
 	sortNS(fb.cand)
 	sortAttrs(fb.attrs)
@@ -498,12 +545,13 @@ var attrSpecial = func() (t [256]bool) {
 	return t
 }()
 
-// attribute scans name S? '=' S? quoted-value at p.
-func (fb *fastBody) attribute(p, end int) (int, bool) {
+// attribute scans name S? '=' S? quoted-value at p; tight: written
+// name="value".
+func (fb *fastBody) attribute(p, end int) (next int, tight, ok bool) {
 	data, lim := fb.data, fb.lim
 	ne, colon := name(data, p, end)
 	if ne == p || ne-p > lim.MaxNameLen {
-		return 0, false
+		return 0, false, false
 	}
 	a := fastAttr{qname: data[p:ne]}
 	if colon >= 0 {
@@ -513,17 +561,17 @@ func (fb *fastBody) attribute(p, end int) (int, bool) {
 	}
 	s := skipS(data, ne, end)
 	if s >= end || data[s] != '=' {
-		return 0, false
+		return 0, false, false
 	}
 	s = skipS(data, s+1, end)
 	if s >= end || (data[s] != '"' && data[s] != '\'') {
-		return 0, false
+		return 0, false, false
 	}
 	quote := data[s]
 	vs := s + 1
 	ve := vs + bytes.IndexByte(data[vs:end], quote)
 	if ve < vs || ve-vs > lim.MaxAttrValueLen {
-		return 0, false
+		return 0, false, false
 	}
 	a.value = data[vs:ve]
 	for i := 0; i < len(a.value); {
@@ -534,17 +582,17 @@ func (fb *fastBody) attribute(p, end int) (int, bool) {
 		}
 		switch {
 		case c == '<':
-			return 0, false
+			return 0, false, false
 		case c == '&':
 			_, n := charRef(a.value[i:])
 			if n == 0 {
-				return 0, false
+				return 0, false, false
 			}
 			i += n
 		case c >= 0x80:
 			r, n := utf8.DecodeRune(a.value[i:])
 			if r == utf8.RuneError || !xmlChar(r) {
-				return 0, false
+				return 0, false, false
 			}
 			i += n
 			continue
@@ -553,7 +601,7 @@ func (fb *fastBody) attribute(p, end int) (int, bool) {
 			// "\r\n" is one space.
 			i++
 		default:
-			return 0, false
+			return 0, false, false
 		}
 		a.norm = true
 	}
@@ -565,7 +613,7 @@ func (fb *fastBody) attribute(p, end int) (int, bool) {
 		if a.norm || (len(a.prefix) > 0 && len(a.value) == 0) || (len(a.value) > 0 && relativeURI(a.value)) ||
 			string(a.local) == "xml" || string(a.local) == "xmlns" ||
 			string(a.value) == xmlscan.NamespaceXML || string(a.value) == xmlscan.NamespaceXMLNS || !plainURI(a.value) {
-			return 0, false
+			return 0, false, false
 		}
 		d := nsb{uri: a.value}
 		if len(a.prefix) > 0 {
@@ -573,14 +621,14 @@ func (fb *fastBody) attribute(p, end int) (int, bool) {
 		}
 		for _, o := range fb.decls {
 			if bytes.Equal(o.prefix, d.prefix) {
-				return 0, false
+				return 0, false, false
 			}
 		}
 		fb.decls = append(fb.decls, d)
 	default:
 		fb.attrs = append(fb.attrs, a)
 	}
-	return ve + 1, true
+	return ve + 1, s == ne+1 && quote == '"', true
 }
 
 // plainURI: no byte of it is escaped in a canonical attribute value, and
@@ -685,4 +733,20 @@ func sortAttrs(a []fastAttr) {
 			a[y], a[y-1] = a[y-1], a[y]
 		}
 	}
+}
+
+// attrsRaw reports whether the attributes are in canonical order with
+// values that need no normalization or escaping.
+func attrsRaw(a []fastAttr) bool {
+	for k := range a {
+		if a[k].norm {
+			return false
+		}
+		if k > 0 {
+			if c := bytes.Compare(a[k-1].space, a[k].space); c > 0 || c == 0 && bytes.Compare(a[k-1].local, a[k].local) > 0 {
+				return false
+			}
+		}
+	}
+	return true
 }

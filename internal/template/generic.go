@@ -58,17 +58,35 @@ func reservedNS(space string) bool {
 	return false
 }
 
+// plainKind says whether a generic Body content is a decrypted plaintext
+// (an inner template's): the DOM engine's checkPlaintext then also refuses
+// SOAP elements in it, and an Element plaintext is exactly one element.
+type plainKind uint8
+
+const (
+	notPlain plainKind = iota
+	plainContent
+	plainElement
+)
+
 // genericContent reports whether the content of element b (the Body) of d
 // is opaque to the DOM engine but for its canonical form: no comment or
-// CDATA, no element or attribute in a reserved namespace, no id attribute.
-func genericContent(d *xmlscan.Document, b int) bool {
+// CDATA, no element or attribute in a reserved namespace, no id attribute;
+// for a plaintext, what checkPlaintext requires too.
+func genericContent(d *xmlscan.Document, b int, pk plainKind) bool {
 	e := &d.Elements[b]
 	if e.Flags&(xmlscan.FlagComment|xmlscan.FlagCDATA|xmlscan.FlagEmpty) != 0 {
 		return false
 	}
+	if pk == plainElement {
+		c := d.FirstChild(b)
+		if c < 0 || d.NextSibling(c) >= 0 || d.Elements[c].Start != e.StartEnd || d.Elements[c].End != e.EndStart {
+			return false
+		}
+	}
 	for i := b + 1; i < e.Next; i++ {
 		el := &d.Elements[i]
-		if reservedNS(el.Space) {
+		if reservedNS(el.Space) || (pk != notPlain && isSOAP(el.Space)) {
 			return false
 		}
 		for j := el.Attrs.Start; j < el.Attrs.End; j++ {
@@ -100,16 +118,32 @@ func bodyOf(d *xmlscan.Document) int {
 // generalize decides whether the learned message's Body content becomes
 // one body slot: its content is generic and no signature covers an element
 // inside the Body or around it (other than the Body itself).
+//
+// Of an encrypted message, the inner template (the plaintext message)
+// generalizes when the plaintext is the whole Body content; the outer one
+// keeps its EncryptedData exact, constant markup around the ciphertext.
 func (l *learner) generalize() {
-	if l.phase != phaseAll {
-		return // encrypted messages keep exact templates (not yet generalized)
-	}
 	d := l.d
 	b := bodyOf(d)
-	if b < 0 || !genericContent(d, b) {
+	if l.phase == phaseOuter || b < 0 {
 		return
 	}
 	be := &d.Elements[b]
+	pk := notPlain
+	if l.phase == phaseInner {
+		if len(l.res.Decrypted) != 1 || l.enc.a != be.StartEnd || l.enc.a+l.enc.n != be.EndStart {
+			return
+		}
+		pk = plainElement
+		if l.res.Decrypted[0].Content {
+			pk = plainContent
+		}
+	} else if len(l.res.Decrypted) > 0 {
+		return
+	}
+	if !genericContent(d, b, pk) {
+		return
+	}
 	for _, s := range l.res.Signatures {
 		for _, c := range s.Covered {
 			if c == be.Start {
@@ -121,10 +155,10 @@ func (l *learner) generalize() {
 			}
 		}
 	}
-	if len(l.res.Decrypted) > 0 || len(l.res.Comments) > 0 {
+	if len(l.res.Comments) > 0 {
 		return
 	}
-	l.body = b
+	l.body, l.plain = b, pk
 }
 
 // elementAt is the element starting at offset o, or -1.
@@ -159,7 +193,7 @@ func (l *learner) genericBody() error {
 	if k < 0 || l.slots[k].class != classBody {
 		return unsupported("body slot is not the last slot")
 	}
-	l.t.gbody = &bodyAt{elem: l.body, slot: k, outside: len(l.d.Elements) - (l.d.Elements[l.body].Next - l.body - 1),
+	l.t.gbody = &bodyAt{elem: l.body, slot: k, plain: l.plain, outside: len(l.d.Elements) - (l.d.Elements[l.body].Next - l.body - 1),
 		elemsPerKiB: (len(l.d.Elements)<<10)/len(l.data) + 1, attrsPerKiB: (len(l.d.Attrs)<<10)/len(l.data) + 1}
 	return nil
 }
@@ -169,6 +203,7 @@ func (l *learner) genericBody() error {
 // content slot, and the number of elements outside its content.
 type bodyAt struct {
 	elem, slot, outside int
+	plain               plainKind // an inner template's plaintext Body
 	// The learned message's density: the gated Document is sized for
 	// the message before the scan, so a large body is not gated into
 	// slices that grow (and copy) a dozen times.
@@ -206,7 +241,7 @@ func (r *run) generic() *fallback {
 		len(d.Elements)-(e.Next-b-1) != ba.outside {
 		return &fallback{"body structure"}
 	}
-	if !genericContent(d, b) {
+	if !genericContent(d, b, ba.plain) {
 		return &fallback{"body content"}
 	}
 	return nil
@@ -261,6 +296,7 @@ func (l *learner) fastPath(lim xmlscan.Limits) {
 		prefixes = ref.prefixes
 	}
 	ctx := newFastCtx(d, b, prefixes)
+	ctx.plain = ba.plain
 	if ref != nil {
 		k := slices.IndexFunc(ref.canon, func(p piece) bool { return int(p.slot) == ba.slot })
 		if k < 0 {

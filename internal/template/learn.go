@@ -82,6 +82,7 @@ type learner struct {
 	ek    int     // the EncryptedKey child of the Security header (outer, inner)
 	enc   *splice // where the plaintext went (outer fills it, inner reads it)
 	body  int     // the Body element when its content is generic (generic.go), else -1
+	plain plainKind
 }
 
 // learn builds the template of data, which the DOM engine accepted with
