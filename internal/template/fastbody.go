@@ -611,7 +611,7 @@ func (fb *fastBody) attribute(p, end int) (next int, tight, ok bool) {
 		// normalization, no relative URI c14n would refuse), no
 		// xml/xmlns binding, no undeclaring a prefix, no duplicate.
 		if a.norm || (len(a.prefix) > 0 && len(a.value) == 0) || (len(a.value) > 0 && relativeURI(a.value)) ||
-			string(a.local) == "xml" || string(a.local) == "xmlns" ||
+			(len(a.prefix) > 0 && (string(a.local) == "xml" || string(a.local) == "xmlns")) ||
 			string(a.value) == xmlscan.NamespaceXML || string(a.value) == xmlscan.NamespaceXMLNS || !plainURI(a.value) {
 			return 0, false, false
 		}

@@ -62,7 +62,7 @@ func fastVersusGate(t *testing.T, sc *xmlscan.Scanner, body string, prefixes []s
 }
 
 var fastSeeds = []string{
-	``, `text`, `  <a/>  `, `<m:a x="1" b="2" m:c="3"/>`, `<a xmlns="">x</a>`, `<x:a xmlns:x="urn:x"><x:b/><y:c xmlns:y="urn:x"/></x:a>`,
+	``, `<T xmlns="urn:example:svc2:v1"><R no="1">x</R></T>`, `text`, `  <a/>  `, `<m:a x="1" b="2" m:c="3"/>`, `<a xmlns="">x</a>`, `<x:a xmlns:x="urn:x"><x:b/><y:c xmlns:y="urn:x"/></x:a>`,
 	`<m:a xmlns:m="urn:other"><m:b/></m:a>`, `<a  b = '1'  c="x&amp;y&lt;&gt;&quot;&apos;&#x41;&#10;&#9;&#13;" >t</a >`,
 	"<a b=\"x\ty\nz\">\t\n</a>", `<a>&amp;&lt;&gt;&#x3e;&#62;&#13;]]</a>`, `<a>]]></a>`, `<a b="'">'"</a>`, `<a b='"'/>`,
 	`<q:a q:z="1" m:y="2" a="3" xml:lang="de"/>`, `<a><!-- c --></a>`, `<a><![CDATA[x]]></a>`, `<?pi x?>`, "<a>\r\n</a>",
@@ -120,6 +120,9 @@ func TestFastBodyVersusGate(t *testing.T) {
 	}
 	if tightHandled < len(fastLimitSeeds)/2 {
 		t.Fatalf("only %d cases handled under tight limits", tightHandled)
+	}
+	if !fastVersusGate(t, sc, `<T xmlns="urn:t"><R no="1">x</R></T>`, nil) {
+		t.Fatal("a default namespace declaration is not handled")
 	}
 	if handled < len(fastSeeds) {
 		t.Fatalf("only %d of %d cases handled: the fast body is not exercised", handled, len(fastSeeds)*len(fastPrefixLists))
