@@ -53,10 +53,14 @@ type fastAttr struct {
 
 // fastOpen is an open element.
 type fastOpen struct {
-	qname    []byte
-	scope    int // len(fb.scope) before its declarations
-	rendered int // len(fb.rendered) before its start tag
-	text     int // raw character data directly inside it
+	qname []byte
+	// prefix and space: the element's, in effect in the output after
+	// its start tag (known: not the Body, whose are the context's).
+	prefix, space []byte
+	known         bool
+	scope         int // len(fb.scope) before its declarations
+	rendered      int // len(fb.rendered) before its start tag
+	text          int // raw character data directly inside it
 }
 
 // fastBody is the state of one pass; runs keep one.
@@ -430,12 +434,27 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 	if fb.decl += len(fb.decls); fb.decl > lim.MaxNSDecls {
 		return 0, false
 	}
-	o := fastOpen{qname: qn, scope: len(fb.scope), rendered: len(fb.rend)}
-	fb.scope = append(fb.scope, fb.decls...)
-	space, ok := fb.lookup(prefix)
-	if !ok || reservedNS(string(space)) || fb.elementOnly(space, local) || (fb.ctx.plain != notPlain && isSOAP(string(space))) {
+	o := fastOpen{qname: qn, scope: len(fb.scope), rendered: len(fb.rend), prefix: prefix, known: true}
+	parent := &fb.open[len(fb.open)-1]
+	// inherited: same prefix as the parent and no declaration here, so
+	// the same namespace, already in effect in the output (the parent's
+	// start tag made it so): most elements of a payload.
+	inherited := len(fb.decls) == 0 && parent.known && bytes.Equal(parent.prefix, prefix)
+	var space []byte
+	if inherited {
+		space = parent.space
+	} else {
+		fb.scope = append(fb.scope, fb.decls...)
+		var ok bool
+		if space, ok = fb.lookup(prefix); !ok || reservedNS(string(space)) || (fb.ctx.plain != notPlain && isSOAP(string(space))) {
+			return 0, false
+		}
+	}
+	o.space = space
+	if fb.elementOnly(space, local) {
 		return 0, false
 	}
+	var ok bool
 	// Resolve the attributes and refuse what genericContent refuses and
 	// what the gate refuses (two attributes with one expanded name).
 	for k := range fb.attrs {
@@ -458,7 +477,9 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 	// exc-c14n §3: the namespace nodes visibly utilized, and the listed
 	// prefixes this element declares, unless already in effect.
 	fb.cand = fb.cand[:0]
-	fb.consider(prefix, space)
+	if !inherited {
+		fb.consider(prefix, space)
+	}
 	for k := range fb.attrs {
 		if a := &fb.attrs[k]; len(a.prefix) > 0 {
 			fb.consider(a.prefix, a.space)
@@ -471,7 +492,8 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 			}
 		}
 	}
-	if raw && len(fb.cand) == 0 && len(fb.decls) == 0 && attrsRaw(fb.attrs) {
+	sorted := attrsSorted(fb.attrs)
+	if raw && sorted && len(fb.cand) == 0 && len(fb.decls) == 0 && attrsPlain(fb.attrs) {
 		if empty {
 			fb.out = append(append(append(append(fb.out, data[q:p-2]...), "></"...), qn...), '>')
 		} else {
@@ -482,7 +504,9 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 		return p, true
 	}
 	sortNS(fb.cand)
-	sortAttrs(fb.attrs)
+	if !sorted {
+		sortAttrs(fb.attrs)
+	}
 	out := append(fb.out, '<')
 	out = append(out, qn...)
 	for _, b := range fb.cand {
@@ -735,17 +759,22 @@ func sortAttrs(a []fastAttr) {
 	}
 }
 
-// attrsRaw reports whether the attributes are in canonical order with
-// values that need no normalization or escaping.
-func attrsRaw(a []fastAttr) bool {
+// attrsSorted reports whether the attributes are in canonical order.
+func attrsSorted(a []fastAttr) bool {
+	for k := 1; k < len(a); k++ {
+		if c := bytes.Compare(a[k-1].space, a[k].space); c > 0 || c == 0 && bytes.Compare(a[k-1].local, a[k].local) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// attrsPlain reports whether no attribute value needs normalization or
+// escaping.
+func attrsPlain(a []fastAttr) bool {
 	for k := range a {
 		if a[k].norm {
 			return false
-		}
-		if k > 0 {
-			if c := bytes.Compare(a[k-1].space, a[k].space); c > 0 || c == 0 && bytes.Compare(a[k-1].local, a[k].local) > 0 {
-				return false
-			}
 		}
 	}
 	return true
