@@ -103,10 +103,11 @@ func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result
 	if errors.As(err, &fb) {
 		return e.slow(data, p, now, metrics.LookupRejected, match)
 	}
-	hits := t.hits.Add(1)
+	t.hits.Add(1)
 	t.lastHit.Store(start.UnixNano())
-	if rand.Float64() < e.store.opts.ShadowRate || (t.gbody != nil && hits <= genericShadowHits) {
-		if serr := e.shadow(t, data, p, now, res, err); serr != nil {
+	must := t.gbody != nil && t.checked.Load() < genericShadowHits
+	if must || rand.Float64() < e.store.opts.ShadowRate {
+		if serr := e.shadow(t, data, p, now, res, err, must); serr != nil {
 			res, err = nil, serr
 		}
 	}
@@ -208,16 +209,28 @@ func (e *Engine) selfCheck(t *Template, data []byte, res *wss.Result, p *wss.Pol
 
 // shadow re-verifies a template-path verdict on the DOM engine; any
 // disagreement rejects the message (DESIGN.md §4).
-func (e *Engine) shadow(t *Template, data []byte, p *wss.Policy, now time.Time, res *wss.Result, err error) error {
-	dres, derr := e.dom.ProcessIfIdle(data, p, now)
+//
+// A sampled check (must false) never waits for a DOM worker: without a free
+// one it is skipped, so a hit does not queue behind fresh-shape messages
+// (issue 14). A required check (a generic Body's first hits, must true)
+// waits like any DOM message, since the generalization is not trusted yet;
+// if the engine is overloaded the message is refused as overloaded.
+func (e *Engine) shadow(t *Template, data []byte, p *wss.Policy, now time.Time, res *wss.Result, err error, must bool) error {
+	process := e.dom.ProcessIfIdle
+	if must {
+		process = e.dom.Process
+	}
+	dres, derr := process(data, p, now)
 	if errors.Is(derr, budget.ErrOverloaded) {
-		// No DOM worker free at once: the sample is skipped, not a
-		// disagreement, and the hit does not wait for one (issue 14).
+		if must {
+			return derr
+		}
 		return nil
 	}
 	diff := Compare(res, err, dres, derr, p)
 	if diff == "" {
 		e.store.shadowResult(metrics.ShadowAgree)
+		t.checked.Add(1)
 		return nil
 	}
 	e.store.shadowResult(metrics.ShadowDisagree)

@@ -40,6 +40,9 @@ type Template struct {
 	learnedAt      int64
 
 	hits    atomic.Uint64
+	// checked counts hits the DOM engine re-verified and agreed with: a
+	// generic Body is trusted unchecked only after genericShadowHits.
+	checked atomic.Uint64
 	lastHit atomic.Int64 // unix nanoseconds
 }
 
