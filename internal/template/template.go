@@ -39,7 +39,7 @@ type Template struct {
 	size           int
 	learnedAt      int64
 
-	hits    atomic.Uint64
+	hits atomic.Uint64
 	// checked counts hits the DOM engine re-verified and agreed with: a
 	// generic Body is trusted unchecked only after genericShadowHits.
 	checked atomic.Uint64
