@@ -156,7 +156,7 @@ func (l *learner) signature(s int, fact *wss.Signature) error {
 		return unsupported("signature layout")
 	}
 	si, sv, ki := kids[0], kids[1], kids[2]
-	st := &sigStep{method: fact.Method, c14n: fact.C14N, value: l.textSlot(sv), bst: -1, keyRef: fact.KeyReference}
+	st := &sigStep{method: fact.Method, c14n: fact.C14N, value: l.textSlot(sv), bst: -1, bstPart: -1, keyRef: fact.KeyReference}
 	var prefixes []string
 	if cm := l.d.FirstChild(si); cm >= 0 {
 		var err error
@@ -229,9 +229,9 @@ func (l *learner) key(ki int, st *sigStep, fact *wss.Signature) error {
 		if tok < 0 || !l.is(tok, nsWSSE, "BinarySecurityToken") || l.attrValue(tok, "ValueType") != vtX509v3 {
 			return unsupported("token")
 		}
-		st.bst = l.textSlot(tok)
+		st.bst, st.bstPart = l.textSlot(tok), l.includeIn(tok)
 		st.token, st.hasToken = l.anchor(l.d.Elements[tok].Start), true
-		if st.bst < 0 || l.res.Token != l.d.Elements[tok].Start {
+		if (st.bst < 0) == (st.bstPart < 0) || l.res.Token != l.d.Elements[tok].Start {
 			return unsupported("token slot")
 		}
 		return nil
@@ -241,6 +241,10 @@ func (l *learner) key(ki int, st *sigStep, fact *wss.Signature) error {
 	}
 	st.leaf, st.trust = fact.Signer.Certificate, l.p.Trust()
 	for i := l.sec + 1; i < l.d.Elements[l.sec].Next; i++ {
+		if l.is(i, nsWSSE, "BinarySecurityToken") && l.includeIn(i) >= 0 {
+			// A token in a part cannot be pinned to learned bytes.
+			return unsupported("a looked-up signer beside a token held in a part")
+		}
 		if l.is(i, nsWSSE, "BinarySecurityToken") {
 			if k := l.textSlot(i); k >= 0 {
 				l.t.pinned = append(l.t.pinned, pin{slot: k, value: append([]byte(nil), l.value(k)...)})
@@ -285,6 +289,9 @@ func (l *learner) reference(r int) (refStep, error) {
 	var err error
 	if rs.canon, err = l.canon(target, alg, prefixes); err != nil {
 		return rs, err
+	}
+	for _, p := range rs.canon {
+		rs.xop = rs.xop || (p.slot != noSlot && l.slots[p.slot].class == classCID)
 	}
 	rs.target = l.anchor(l.d.Elements[target].Start)
 	return rs, nil

@@ -37,6 +37,13 @@ type run struct {
 	// shared: res.Algorithms is still the template's own list.
 	shared bool
 	e      *Engine
+	// atts are the other parts of an MTOM package whose root data is,
+	// nil for a plain message; cids the Content-IDs the template's
+	// xop:Includes name (xop.go); flipped the References whose parts
+	// matched in the base64 form other than the learned one.
+	atts    wss.Attachments
+	cids    []string
+	flipped []*refStep
 }
 
 func (r *run) val(k int) []byte { s := r.caps[k]; return r.data[s.start:s.end] }
@@ -71,6 +78,9 @@ func (r *run) exec() (*wss.Result, error) {
 		}
 	}
 	r.res, r.top = res, t
+	if f := r.attachments(); f != nil {
+		return nil, f
+	}
 	res.Algorithms, r.shared = t.algs, true
 	sigs := 0
 	if err := r.steps(t.steps, &sigs); err != nil {
@@ -307,9 +317,14 @@ func (r *run) signer(st *sigStep) (*trust.Identity, error) {
 		return nil, wss.Failf(wss.ReasonUntrusted, "policy trusts no signer")
 	}
 	leaf := st.leaf
-	if st.bst >= 0 {
+	if st.bst >= 0 || st.bstPart >= 0 {
 		var err error
-		if leaf, err = r.e.certificate(r.val(st.bst)); err != nil {
+		if st.bst >= 0 {
+			leaf, err = r.e.certificate(r.val(st.bst))
+		} else {
+			leaf, err = r.tokenCertificate(st.bstPart)
+		}
+		if err != nil {
 			return nil, err
 		}
 	} else if ts != st.trust {
@@ -328,6 +343,9 @@ func (r *run) reference(rs *refStep) error {
 	want, err := wss.DecodeBase64(r.val(rs.value))
 	if err != nil {
 		return err
+	}
+	if rs.xop {
+		return r.xopReference(rs, want)
 	}
 	// One digest of the whole canonical form: a Write per piece costs more
 	// than the copy (a hundred pieces, most of them short).

@@ -35,8 +35,13 @@ type Template struct {
 	exemplarValues []byte // length-prefixed, deflated against exDict when set
 	exDict         []byte
 	plain          *plainAt // an inner template: where the plaintext is
-	size           int
-	learnedAt      int64
+	// pkg: learned from the root part of an MTOM package (xop.go); it
+	// matches only roots of packages, and a plain template only plain
+	// messages: the same bytes mean another digest with parts.
+	pkg       bool
+	xop       []include // the root's xop:Includes, in document order
+	size      int
+	learnedAt int64
 
 	hits    atomic.Uint64
 	lastHit atomic.Int64 // unix nanoseconds
@@ -118,11 +123,15 @@ type sigStep struct {
 	value        int // SignatureValue slot
 	keyRef       string
 	bst          int // slot of the BinarySecurityToken holding the key, -1
-	token        anchor
-	hasToken     bool
-	leaf         *x509.Certificate // the looked-up signer, when bst < 0
-	trust        *trust.Store      // the store the lookup was made in
-	refs         []refStep
+	// bstPart is the index in Template.xop of the xop:Include of a
+	// BinarySecurityToken whose certificate is a MIME part (WSS4J
+	// storeBytesInAttachment), -1.
+	bstPart  int
+	token    anchor
+	hasToken bool
+	leaf     *x509.Certificate // the looked-up signer, when bst < 0
+	trust    *trust.Store      // the store the lookup was made in
+	refs     []refStep
 }
 
 type refStep struct {
@@ -130,6 +139,11 @@ type refStep struct {
 	canon  []piece
 	value  int // DigestValue slot
 	target anchor
+	// xop: canon holds xop:Include slots, each standing for its part's
+	// base64 (the XOP infoset, XOP 1.0 §3.2), streamed into the digest.
+	// lines: the signer wrote that base64 in the MIME form (76-character
+	// lines), tried first; the other form is tried when it does not match.
+	xop, lines bool
 }
 
 func (t *Template) lit(p piece) []byte { return t.lits.at(p.off, uint32(p.n)) }
