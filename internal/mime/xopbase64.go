@@ -1,7 +1,6 @@
 package mime
 
 import (
-	"encoding/base64"
 	"fmt"
 	"io"
 )
@@ -19,10 +18,10 @@ func EncodeXOP(r io.Reader, line, lines io.Writer) error {
 	var w []io.Writer
 	var encs []io.WriteCloser
 	if line != nil {
-		encs = append(encs, base64.NewEncoder(base64.StdEncoding, line))
+		encs = append(encs, newB64Writer(line))
 	}
 	if lines != nil {
-		encs = append(encs, base64.NewEncoder(base64.StdEncoding, &mimeLines{w: lines}))
+		encs = append(encs, newB64Writer(&mimeLines{w: lines}))
 	}
 	for _, e := range encs {
 		w = append(w, e)
