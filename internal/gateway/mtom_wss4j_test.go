@@ -219,7 +219,13 @@ func TestWSS4JMTOMTemplateHits(t *testing.T) {
 			assert.Equal(t, 1.0, lookups(metrics.LookupNoTemplate))
 			require.Equal(t, http.StatusOK, post(raw1, ctype1))
 			assert.Equal(t, 1.0, lookups(metrics.LookupHit), "the second package hits")
-			require.Len(t, got, 2)
+			for range 8 {
+				// Past the DOM-shadowed first hits of a generic Body
+				// (template.genericShadowHits): the refusal below is the
+				// template path's own.
+				require.Equal(t, http.StatusOK, post(raw1, ctype1))
+			}
+			require.Len(t, got, 10)
 			out, err := wmime.Read(context.Background(), bytes.NewReader(got[1]), gotType[1], wmime.DefaultLimits())
 			require.NoError(t, err)
 			defer out.Close()
@@ -228,8 +234,8 @@ func TestWSS4JMTOMTemplateHits(t *testing.T) {
 			assert.NotContains(t, string(out.RootBytes), "Security")
 
 			require.Equal(t, http.StatusInternalServerError, post(flipIn(t, raw1, partBytes(t, in1, "photo1@example.org")), ctype1))
-			assert.Equal(t, 2.0, lookups(metrics.LookupHit), "refused on the template path")
-			assert.Len(t, got, 2, "the backend got a rejected package")
+			assert.Equal(t, 10.0, lookups(metrics.LookupHit), "refused on the template path")
+			assert.Len(t, got, 10, "the backend got a rejected package")
 		})
 	}
 }

@@ -286,6 +286,11 @@ func (l *learner) reference(r int) (refStep, error) {
 	if rs.value < 0 {
 		return rs, unsupported("digest value")
 	}
+	rs.target = l.anchor(l.d.Elements[target].Start)
+	if target == l.body {
+		rs.body, rs.alg, rs.prefixes = true, alg, prefixes
+		return rs, nil
+	}
 	var err error
 	if rs.canon, err = l.canon(target, alg, prefixes); err != nil {
 		return rs, err
@@ -293,7 +298,6 @@ func (l *learner) reference(r int) (refStep, error) {
 	for _, p := range rs.canon {
 		rs.xop = rs.xop || (p.slot != noSlot && l.slots[p.slot].class == classCID)
 	}
-	rs.target = l.anchor(l.d.Elements[target].Start)
 	return rs, nil
 }
 

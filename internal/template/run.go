@@ -44,6 +44,8 @@ type run struct {
 	atts    wss.Attachments
 	cids    []string
 	flipped []*refStep
+	bodyInc []bodyInclude    // the xop:Includes of a generic Body
+	doc     xmlscan.Document // the gated message of a generic Body
 }
 
 func (r *run) val(k int) []byte { s := r.caps[k]; return r.data[s.start:s.end] }
@@ -61,6 +63,11 @@ func (r *run) exec() (*wss.Result, error) {
 		return nil, f
 	}
 	t := r.t
+	if t.gbody != nil {
+		if f := r.generic(); f != nil {
+			return nil, f
+		}
+	}
 	res := &wss.Result{Version: t.version, Document: r.data, Body: r.at(t.body), Security: [2]int{-1, -1}, Token: -1}
 	if t.security[0].frag >= 0 {
 		res.Security = [2]int{r.at(t.security[0]), r.at(t.security[1])}
@@ -346,6 +353,12 @@ func (r *run) reference(rs *refStep) error {
 	}
 	if rs.xop {
 		return r.xopReference(rs, want)
+	}
+	if rs.body && len(r.bodyInc) > 0 {
+		return r.xopBodyDigest(rs, want)
+	}
+	if rs.body {
+		return r.bodyDigest(rs, want)
 	}
 	// One digest of the whole canonical form: a Write per piece costs more
 	// than the copy (a hundred pieces, most of them short).

@@ -38,8 +38,12 @@ type Template struct {
 	// pkg: learned from the root part of an MTOM package (xop.go); it
 	// matches only roots of packages, and a plain template only plain
 	// messages: the same bytes mean another digest with parts.
-	pkg       bool
-	xop       []include // the root's xop:Includes, in document order
+	pkg bool
+	xop []include // the root's xop:Includes outside a generic Body, in document order
+	// bodySigs: the signatures covering a generic Body, which cover every
+	// part an xop:Include inside it names.
+	bodySigs  []int
+	gbody     *bodyAt // a generic Body (generic.go), else nil
 	size      int
 	learnedAt int64
 
@@ -142,8 +146,14 @@ type refStep struct {
 	// xop: canon holds xop:Include slots, each standing for its part's
 	// base64 (the XOP infoset, XOP 1.0 §3.2), streamed into the digest.
 	// lines: the signer wrote that base64 in the MIME form (76-character
-	// lines), tried first; the other form is tried when it does not match.
+	// lines), tried first; the other form is tried when it does not match
+	// (here and for a generic Body's xop:Includes).
 	xop, lines bool
+	// body: the target is the generic Body, canonicalized with alg and
+	// prefixes from the gated message instead of canon.
+	body     bool
+	alg      string
+	prefixes []string
 }
 
 func (t *Template) lit(p piece) []byte { return t.lits.at(p.off, uint32(p.n)) }

@@ -71,13 +71,39 @@ func swaPackage(data []byte, atts wss.Attachments) bool {
 }
 
 // includes records the xop:Includes of a package's root with the facts
-// the DOM engine found about their parts.
+// the DOM engine found about their parts. Those of a generic Body are
+// found per message; the signatures covering the Body cover them.
 func (l *learner) includes() error {
 	if !l.pkg {
 		return nil
 	}
+	inBody := 0
+	if l.body >= 0 {
+		start := l.d.Elements[l.body].Start
+		for k, s := range l.res.Signatures {
+			if slices.Contains(s.Covered, start) {
+				l.t.bodySigs = append(l.t.bodySigs, k)
+			}
+		}
+	}
 	for i := range l.d.Elements {
 		if l.d.Elements[i].Space != nsXOP {
+			continue
+		}
+		if l.inBody(i) {
+			href, err := mime.CheckInclude(l.d, i)
+			if err != nil {
+				return unsupported("xop:Include: %v", err)
+			}
+			cid, err := wss.CIDFromURL(href)
+			if err != nil {
+				return unsupported("xop:Include href: %v", err)
+			}
+			at := slices.IndexFunc(l.res.Attachments, func(f wss.AttachmentFact) bool { return f.CID == cid })
+			if at < 0 || !slices.Equal(l.res.Attachments[at].Signatures, l.t.bodySigs) || l.res.Attachments[at].Consumed {
+				return unsupported("facts of a Body's xop:Include")
+			}
+			inBody++
 			continue
 		}
 		k := l.attrSlot(i, "href")
@@ -96,7 +122,7 @@ func (l *learner) includes() error {
 		l.t.xop = append(l.t.xop, include{slot: k, sigs: slices.Clone(f.Signatures), consumed: f.Consumed,
 			dropped: slices.Contains(l.res.Consumed, cid)})
 	}
-	if len(l.t.xop) != len(l.res.Attachments) {
+	if len(l.t.xop)+inBody != len(l.res.Attachments) {
 		return unsupported("attachments not included")
 	}
 	return nil
@@ -153,13 +179,15 @@ func (r *run) attachments() *fallback {
 		if err != nil {
 			return &fallback{"xop:Include href"}
 		}
-		if _, ok := r.atts.Attachment(cid); !ok {
-			return &fallback{"xop:Include of no attachment"}
-		}
-		if slices.Contains(r.cids, cid) {
-			return &fallback{"attachment included twice"}
+		if f := r.includable(cid, len(r.bodyInc)); f != nil {
+			return f
 		}
 		r.cids = append(r.cids, cid)
+	}
+	for j, inc := range r.bodyInc {
+		if f := r.includable(inc.cid, j); f != nil {
+			return f
+		}
 	}
 	ids := r.atts.IDs()
 	r.res.Attachments = make([]wss.AttachmentFact, 0, len(ids))
@@ -174,10 +202,97 @@ func (r *run) attachments() *fallback {
 			if inc.dropped {
 				r.res.Consumed = append(r.res.Consumed, id)
 			}
+		} else if slices.ContainsFunc(r.bodyInc, func(b bodyInclude) bool { return b.cid == id }) {
+			f.XOP, f.Signatures = true, slices.Clone(t.bodySigs)
 		}
 		r.res.Attachments = append(r.res.Attachments, f)
 	}
 	return nil
+}
+
+// includable reports, for the next xop:Include resolved, whether cid names
+// a part of the package that no include before it named (the header's in
+// r.cids, the first body ones of the Body's).
+func (r *run) includable(cid string, body int) *fallback {
+	if _, ok := r.atts.Attachment(cid); !ok {
+		return &fallback{"xop:Include of no attachment"}
+	}
+	if slices.Contains(r.cids, cid) || slices.ContainsFunc(r.bodyInc[:body], func(b bodyInclude) bool { return b.cid == cid }) {
+		return &fallback{"attachment included twice"}
+	}
+	return nil
+}
+
+// bodyInclude is an xop:Include inside a generic Body: its element in the
+// gated message and the Content-ID its href names.
+type bodyInclude struct {
+	elem int
+	cid  string
+}
+
+// bodyIncludes checks every xop:Include of a generic Body by the XOP rules
+// (mime.CheckInclude, the DOM engine's) and resolves its href; whether the
+// parts exist and are named once is for attachments.
+func (r *run) bodyIncludes() *fallback {
+	d, b := &r.doc, r.t.gbody.elem
+	r.bodyInc = r.bodyInc[:0]
+	for i := b + 1; i < d.Elements[b].Next; i++ {
+		if d.Elements[i].Space != nsXOP {
+			continue
+		}
+		href, err := mime.CheckInclude(d, i)
+		if err != nil {
+			return &fallback{"xop:Include"}
+		}
+		cid, err := wss.CIDFromURL(href)
+		if err != nil {
+			return &fallback{"xop:Include href"}
+		}
+		r.bodyInc = append(r.bodyInc, bodyInclude{elem: i, cid: cid})
+	}
+	return nil
+}
+
+// xopBodyDigest is bodyDigest for a generic Body holding xop:Includes: its
+// canonical form streamed into the digest over the gated message, each
+// include as its part's base64 (c14n's Replacer, as the DOM engine's
+// xopReplacer), in the learned form first, then the other.
+func (r *run) xopBodyDigest(rs *refStep, want []byte) error {
+	for _, lines := range [2]bool{rs.lines, !rs.lines} {
+		h, err := crypto.NewDigest(rs.digest)
+		if err != nil {
+			return wss.Wrap(wss.ReasonAlgorithm, err, "DigestMethod")
+		}
+		if err := c14n.CanonicalizeToReplacing(h, rs.alg, &r.doc, r.t.gbody.elem, rs.prefixes, r.bodyReplacer(lines)); err != nil {
+			// The DOM engine would fail the same way or otherwise: its
+			// verdict.
+			return &fallback{"body c14n"}
+		}
+		var sum [64]byte
+		if subtle.ConstantTimeCompare(h.Sum(sum[:0]), want) == 1 {
+			if lines != rs.lines {
+				r.flipped = append(r.flipped, rs)
+			}
+			return nil
+		}
+	}
+	return wss.Failf(wss.ReasonDigest, "digest does not match")
+}
+
+func (r *run) bodyReplacer(lines bool) c14n.Replacer {
+	return func(elem int) (func(io.Writer) error, bool) {
+		k := slices.IndexFunc(r.bodyInc, func(b bodyInclude) bool { return b.elem == elem })
+		if k < 0 {
+			return nil, false
+		}
+		return func(w io.Writer) error {
+			a, ok := r.atts.Attachment(r.bodyInc[k].cid)
+			if !ok {
+				return &fallback{"attachment vanished"}
+			}
+			return encodePart(a, w, lines)
+		}, true
+	}
 }
 
 // attachmentOf returns the attachment of include slot k.
