@@ -25,9 +25,10 @@ const (
 	// end; the hit path gates the message and checks the Body's subtree
 	// (generic.go) before anything is decided on it.
 	classBody
+	classSwA // the URI of an SwA ds:Reference in a package's root: "cid:..."
 )
 
-var classNames = [...]string{"", "text", "attr", "id", "ref", "base64", "dateTime", "cid", "body"}
+var classNames = [...]string{"", "text", "attr", "id", "ref", "base64", "dateTime", "cid", "body", "swa"}
 
 func (c class) String() string { return classNames[c] }
 
@@ -73,7 +74,7 @@ func check(c class, v []byte, lim *xmlscan.Limits, limit uint8) bool {
 		return len(v) > 1 && len(v) <= 257 && v[0] == '#' && idChars(v[1:])
 	case classBase64:
 		return none(v, &notBase64)
-	case classCID:
+	case classCID, classSwA:
 		// A cid: URL (wss.CIDFromURL resolves it when the template runs)
 		// in printable ASCII without references or white space: its raw
 		// bytes are its normalized value, as the DOM engine reads it.

@@ -146,7 +146,7 @@ func (e *Engine) applies(data []byte, p *wss.Policy) bool {
 func (e *Engine) put(r *run) {
 	r.doc.Reset()
 	*r = run{caps: r.caps[:0], buf: r.buf[:0], norm: r.norm[:0], tmp: r.tmp[:0], part: r.part[:0], doc: r.doc,
-		cids: r.cids[:0], flipped: r.flipped[:0], bodyInc: r.bodyInc[:0]}
+		cids: r.cids[:0], flipped: r.flipped[:0], bodyInc: r.bodyInc[:0], swaCIDs: r.swaCIDs[:0]}
 	e.runs.Put(r)
 }
 
@@ -158,6 +158,11 @@ func (e *Engine) slow(data []byte, atts wss.Attachments, p *wss.Policy, now time
 	}
 	// The engine's whole time includes the failed match.
 	res.Lookup, res.MatchTime, res.ProcessTime = lookup, match, res.ProcessTime+match
+	if atts != nil && learnablePackage(res) != nil {
+		// A package no template describes (xop.go): not a miss.
+		res.Lookup = metrics.LookupNotApplicable
+		return res, nil
+	}
 	if p.CheckFacts(res) == nil {
 		e.learn(data, atts, res, p, now)
 	}

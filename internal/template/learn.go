@@ -84,8 +84,10 @@ type learner struct {
 	enc   *splice // where the plaintext went (outer fills it, inner reads it)
 	// pkg: data is the root part of an MTOM package; its xop:Include
 	// hrefs are slots and every canonical form is the XOP infoset's.
-	pkg  bool
-	body int // the Body element when its content is generic (generic.go), else -1
+	// bodyXOP counts the xop:Includes of a generic Body.
+	pkg     bool
+	bodyXOP int
+	body    int // the Body element when its content is generic (generic.go), else -1
 }
 
 // learn builds the template of data, which the DOM engine accepted with
@@ -154,6 +156,9 @@ func learnPhase(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy
 	if err := l.program(); err != nil {
 		return nil, err
 	}
+	if err := l.packageFacts(); err != nil {
+		return nil, err
+	}
 	if ph == phaseInner {
 		l.t.plain = &plainAt{span: [2]anchor{l.anchor(enc.a), l.anchor(enc.a + enc.n)}, holder: l.anchor(res.Decrypted[0].Start)}
 	}
@@ -204,6 +209,8 @@ func (l *learner) collect() error {
 				// The Content-IDs of the parts vary per message, in
 				// the header (storeBytesInAttachment) as in the Body.
 				c = classCID
+			case l.pkg && e.Space == nsDS && e.Local == "Reference" && a.Space == "" && a.Local == "URI" && isCIDURL(d.AttrValue(j, nil)):
+				c = classSwA
 			case a.Space == "" && a.Local == "URI" && isReference(e):
 				c = classRef
 			case sec || isSOAP(e.Space) || isSOAP(a.Space) || securityNS(e.Space):

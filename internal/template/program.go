@@ -179,15 +179,24 @@ func (l *learner) signature(s int, fact *wss.Signature) error {
 		if err != nil {
 			return err
 		}
+		if rs.swa {
+			st.swaRefs++
+			l.t.swa = append(l.t.swa, swaRef{slot: rs.uri, sig: l.sigSteps()})
+		}
 		st.refs = append(st.refs, rs)
 	}
-	if len(st.refs) != len(fact.Covered) || st.value < 0 {
-		return unsupported("references")
-	}
-	for k, r := range st.refs {
-		if l.moved(l.offset(r.target)) != fact.Covered[k] {
+	covered := 0
+	for _, r := range st.refs {
+		if r.swa {
+			continue // an attachment, not an element (xop.go)
+		}
+		if covered >= len(fact.Covered) || l.moved(l.offset(r.target)) != fact.Covered[covered] {
 			return unsupported("covered element")
 		}
+		covered++
+	}
+	if covered != len(fact.Covered) || st.value < 0 {
+		return unsupported("references")
 	}
 	l.t.steps = append(l.t.steps, step{sig: st})
 	return nil
@@ -257,6 +266,9 @@ func (l *learner) key(ki int, st *sigStep, fact *wss.Signature) error {
 // reference records one Reference: target, transform, digest.
 func (l *learner) reference(r int) (refStep, error) {
 	var rs refStep
+	if k := l.attrSlot(r, "URI"); k >= 0 && l.slots[k].class == classSwA {
+		return l.swaReference(r, k)
+	}
 	target := l.target(l.attrSlot(r, "URI"))
 	if target < 0 {
 		return rs, unsupported("reference target")

@@ -45,6 +45,7 @@ type run struct {
 	cids    []string
 	flipped []*refStep
 	bodyInc []bodyInclude    // the xop:Includes of a generic Body
+	swaCIDs []string         // the parts the template's SwA References name (swa.go)
 	doc     xmlscan.Document // the gated message of a generic Body
 }
 
@@ -283,12 +284,16 @@ func (r *run) signature(st *sigStep, n int) error {
 		return wss.Wrap(wss.ReasonSignature, err, "SignatureValue")
 	}
 	sig.SignatureValue = value
-	sig.Covered = make([]int, len(st.refs))
+	if n := len(st.refs) - st.swaRefs; n > 0 {
+		sig.Covered = make([]int, 0, n) // nil without any, as the DOM engine's
+	}
 	for k := range st.refs {
 		if err := r.reference(&st.refs[k]); err != nil {
 			return err
 		}
-		sig.Covered[k] = r.at(st.refs[k].target)
+		if !st.refs[k].swa {
+			sig.Covered = append(sig.Covered, r.at(st.refs[k].target))
+		}
 	}
 	if st.hasToken {
 		r.res.Token = r.at(st.token)
@@ -350,6 +355,9 @@ func (r *run) reference(rs *refStep) error {
 	want, err := wss.DecodeBase64(r.val(rs.value))
 	if err != nil {
 		return err
+	}
+	if rs.swa {
+		return r.swaReference(rs, want)
 	}
 	if rs.xop {
 		return r.xopReference(rs, want)

@@ -40,6 +40,7 @@ type Template struct {
 	// messages: the same bytes mean another digest with parts.
 	pkg bool
 	xop []include // the root's xop:Includes outside a generic Body, in document order
+	swa []swaRef  // the SwA References of the signatures, in document order
 	// bodySigs: the signatures covering a generic Body, which cover every
 	// part an xop:Include inside it names.
 	bodySigs  []int
@@ -136,6 +137,7 @@ type sigStep struct {
 	leaf     *x509.Certificate // the looked-up signer, when bst < 0
 	trust    *trust.Store      // the store the lookup was made in
 	refs     []refStep
+	swaRefs  int // how many of refs are SwA References (xop.go)
 }
 
 type refStep struct {
@@ -149,6 +151,11 @@ type refStep struct {
 	// lines), tried first; the other form is tried when it does not match
 	// (here and for a generic Body's xop:Includes).
 	xop, lines bool
+	// swa: an SwA Reference (SwA Profile 1.1 §5.2): value is the digest
+	// of the part whose cid: URI slot uri names, through transform.
+	swa       bool
+	uri       int
+	transform string
 	// body: the target is the generic Body, canonicalized with alg and
 	// prefixes from the gated message instead of canon.
 	body     bool

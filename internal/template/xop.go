@@ -51,23 +51,19 @@ type include struct {
 }
 
 // learnablePackage refuses the packages whose facts a template does not
-// reproduce: SwA references, attachments decrypted, ciphertext in parts.
+// reproduce: encrypted content (CipherValues in parts, an encrypted Body),
+// attachments decrypted (SwA §5.5), a part both included and named by an
+// SwA Reference. Their lookups are counted as not_applicable.
 func learnablePackage(res *wss.Result) error {
 	if len(res.Decrypted) > 0 {
-		return unsupported("encrypted MTOM package")
+		return unsupported("encrypted package")
 	}
 	for _, f := range res.Attachments {
-		if f.SwA || f.Decrypted || !f.XOP {
-			return unsupported("attachment <%s> not only included", f.CID)
+		if f.Decrypted || f.XOP == f.SwA {
+			return unsupported("attachment <%s> decrypted, or included and referenced", f.CID)
 		}
 	}
 	return nil
-}
-
-// swaPackage reports whether a package is SwA: parts, but no XOP in its
-// root. It goes to the DOM engine as not_applicable.
-func swaPackage(data []byte, atts wss.Attachments) bool {
-	return len(atts.IDs()) > 0 && !bytes.Contains(data, []byte(nsXOP))
 }
 
 // includes records the xop:Includes of a package's root with the facts
@@ -77,7 +73,6 @@ func (l *learner) includes() error {
 	if !l.pkg {
 		return nil
 	}
-	inBody := 0
 	if l.body >= 0 {
 		start := l.d.Elements[l.body].Start
 		for k, s := range l.res.Signatures {
@@ -103,7 +98,7 @@ func (l *learner) includes() error {
 			if at < 0 || !slices.Equal(l.res.Attachments[at].Signatures, l.t.bodySigs) || l.res.Attachments[at].Consumed {
 				return unsupported("facts of a Body's xop:Include")
 			}
-			inBody++
+			l.bodyXOP++
 			continue
 		}
 		k := l.attrSlot(i, "href")
@@ -121,9 +116,6 @@ func (l *learner) includes() error {
 		f := &l.res.Attachments[at]
 		l.t.xop = append(l.t.xop, include{slot: k, sigs: slices.Clone(f.Signatures), consumed: f.Consumed,
 			dropped: slices.Contains(l.res.Consumed, cid)})
-	}
-	if len(l.t.xop)+inBody != len(l.res.Attachments) {
-		return unsupported("attachments not included")
 	}
 	return nil
 }
@@ -189,6 +181,9 @@ func (r *run) attachments() *fallback {
 			return f
 		}
 	}
+	if f := r.swaParts(); f != nil {
+		return f
+	}
 	ids := r.atts.IDs()
 	r.res.Attachments = make([]wss.AttachmentFact, 0, len(ids))
 	for i, id := range ids {
@@ -204,6 +199,12 @@ func (r *run) attachments() *fallback {
 			}
 		} else if slices.ContainsFunc(r.bodyInc, func(b bodyInclude) bool { return b.cid == id }) {
 			f.XOP, f.Signatures = true, slices.Clone(t.bodySigs)
+		} else {
+			for i, cid := range r.swaCIDs {
+				if cid == id && !slices.Contains(f.Signatures, t.swa[i].sig) {
+					f.SwA, f.Signatures = true, append(f.Signatures, t.swa[i].sig)
+				}
+			}
 		}
 		r.res.Attachments = append(r.res.Attachments, f)
 	}

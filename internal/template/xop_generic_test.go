@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/textproto"
 	"strings"
 	"testing"
 	"time"
@@ -164,4 +165,99 @@ func TestMTOMExactBody(t *testing.T) {
 		assert.Equal(t, wout, gout)
 		assert.Empty(t, Compare(got, gerr, want, werr, f.policy))
 	}
+}
+
+// swaPackage signs an envelope with one SwA Reference per part
+// (Attachment-Content-Signature-Transform, WSS SwA Profile 1.1 §5.2), the
+// parts alternately binary and text.
+func (f *fixture) swaPackage(t testing.TB, items int, parts [][]byte, tag string, at time.Time) ([]byte, *memAtts) {
+	t.Helper()
+	atts := &memAtts{parts: map[string]*memPart{}}
+	var b strings.Builder
+	b.WriteString(`<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Header/><soap:Body><m:Upload xmlns:m="urn:example:uploads">`)
+	for i := range items {
+		fmt.Fprintf(&b, `<m:Item sku="S-%d">item %d</m:Item>`, i, i)
+	}
+	b.WriteString(`</m:Upload></soap:Body></soap:Envelope>`)
+	var refs []signer.SwAPart
+	for k, p := range parts {
+		cid := fmt.Sprintf("%s-%d@example.org", tag, k)
+		ct := "application/octet-stream"
+		if k%2 == 1 {
+			ct = "text/plain"
+		}
+		atts.order = append(atts.order, cid)
+		part := &memPart{id: cid, h: textproto.MIMEHeader{"Content-Type": {ct}, "Content-Id": {"<" + cid + ">"}}, data: p}
+		atts.parts[cid] = part
+		refs = append(refs, signer.SwAPart{ContentID: cid, Header: part.h, Open: part.Open})
+	}
+	root := f.sign(t, []byte(b.String()), f.rsa, signer.RefBST, at, func(o *signer.Options) {
+		o.SignHeaders = nil
+		o.SwA = refs
+	})
+	return root, atts
+}
+
+// TestSwAHits: SwA References on the template path (issue 14): after one
+// package is learned, packages with other payloads and parts of other
+// contents hit, each part streamed through its SwA transform into its
+// Reference's digest, with the DOM engine's facts; a changed, missing,
+// unreferenced or doubly named part is decided as the DOM engine decides
+// it.
+func TestSwAHits(t *testing.T) {
+	f := newFixture(t, nil, testOptions())
+	rng := rand.New(rand.NewPCG(7, 8))
+	first, atts := f.swaPackage(t, 3, randomParts(rng, 3000, 40), "first", f.now)
+	res, _, err := verifyPackage(f.engine, f.policy, first, atts, f.now)
+	require.NoError(t, err)
+	require.Equal(t, metrics.LookupNoTemplate, res.Lookup)
+	require.Equal(t, 1, f.store.Len(), "an SwA package is learned")
+	pastShadow(t, f.engine, f.policy, first, atts, f.now)
+	for k, c := range []struct {
+		name   string
+		change func(root []byte, atts *memAtts) []byte
+		accept bool
+		lookup string
+	}{
+		{"ok/other payload and parts", nil, true, metrics.LookupHit},
+		{"fail/part changed after signing", func(root []byte, atts *memAtts) []byte {
+			p := atts.parts[atts.order[0]]
+			p.data = bytes.Clone(p.data)
+			p.data[7] ^= 1
+			return root
+		}, false, metrics.LookupHit},
+		{"fail/unreferenced part", func(root []byte, atts *memAtts) []byte {
+			atts.add("extra@example.org", []byte("smuggled"))
+			return root
+		}, false, metrics.LookupHit},
+		{"fail/part named twice", func(root []byte, atts *memAtts) []byte {
+			return bytes.Replace(root, []byte(atts.order[1]), []byte(atts.order[0]), 1)
+		}, false, metrics.LookupRejected},
+		{"fail/reference to no part", func(root []byte, atts *memAtts) []byte {
+			return bytes.Replace(root, []byte(atts.order[1]), []byte("missing@example.org"), 1)
+		}, false, metrics.LookupRejected},
+		{"fail/not a cid: URI", func(root []byte, atts *memAtts) []byte {
+			return bytes.Replace(root, []byte(`URI="cid:`), []byte(`URI="file:`), 1)
+		}, false, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			at := f.now.Add(time.Duration(k+1) * time.Second)
+			root, atts := f.swaPackage(t, 5+k, randomParts(rng, 100*k, 9), fmt.Sprintf("m%d", k), at)
+			if c.change != nil {
+				root = c.change(root, atts)
+			}
+			got, gout, gerr := verifyPackage(f.engine, f.policy, root, atts, f.now)
+			want, wout, werr := verifyPackage(f.dom, f.policy, root, atts.clone(), f.now)
+			assert.Equal(t, werr == nil, gerr == nil, "verdicts: template %v, DOM %v", gerr, werr)
+			assert.Equal(t, c.accept, gerr == nil, "template: %v", gerr)
+			assert.Equal(t, wout, gout, "forwarded root")
+			if c.lookup != "" {
+				assert.Equal(t, c.lookup, got.Lookup)
+			}
+			if c.accept {
+				assert.Empty(t, Compare(got, gerr, want, werr, f.policy))
+			}
+		})
+	}
+	assert.Equal(t, 1, f.store.Len())
 }
