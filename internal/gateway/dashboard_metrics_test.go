@@ -59,7 +59,7 @@ func histogramCount(t *testing.T, m *metrics.Metrics, name string, want map[stri
 // TestMTOMLookupHits: an MTOM package is on the template path like a plain
 // message (issue 14): the first one of a shape is a miss the DOM engine
 // handles and learns from, the next ones are hits; not_applicable is left
-// for SwA packages.
+// for packages with encrypted content or attachments.
 func TestMTOMLookupHits(t *testing.T) {
 	dir := t.TempDir()
 	ca := testpki.NewCA(t, "mtom lookup CA")
