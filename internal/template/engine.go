@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -35,6 +36,7 @@ type Engine struct {
 	log     *slog.Logger
 	certs   certCache
 	runs    sync.Pool
+	only    []xmlscan.Name // the gate's ElementOnly elements (fast body)
 }
 
 // New returns an engine with the store's templates in front of d, gating
@@ -47,7 +49,7 @@ func New(d *dom.Engine, cfg xmlscan.Config, s *Store, log *slog.Logger) (*Engine
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{dom: d, scanner: sc, limits: sc.Limits(), store: s, log: log}
+	e := &Engine{dom: d, scanner: sc, limits: sc.Limits(), store: s, log: log, only: slices.Clone(cfg.ElementOnly)}
 	e.runs.New = func() any { return &run{} }
 	return e, nil
 }
@@ -145,7 +147,8 @@ func (e *Engine) applies(data []byte, p *wss.Policy) bool {
 
 func (e *Engine) put(r *run) {
 	r.doc.Reset()
-	*r = run{caps: r.caps[:0], buf: r.buf[:0], norm: r.norm[:0], tmp: r.tmp[:0], part: r.part[:0], doc: r.doc,
+	r.fb.data, r.fb.h = nil, nil
+	*r = run{caps: r.caps[:0], buf: r.buf[:0], norm: r.norm[:0], tmp: r.tmp[:0], part: r.part[:0], doc: r.doc, fb: r.fb,
 		cids: r.cids[:0], flipped: r.flipped[:0], bodyInc: r.bodyInc[:0], swaCIDs: r.swaCIDs[:0]}
 	e.runs.Put(r)
 }

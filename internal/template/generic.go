@@ -1,7 +1,10 @@
 package template
 
 import (
+	"bytes"
 	"crypto/subtle"
+	"hash"
+	"slices"
 
 	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/crypto"
@@ -55,19 +58,37 @@ func reservedNS(space string) bool {
 	return false
 }
 
+// plainKind says whether a generic Body content is a decrypted plaintext
+// (an inner template's): the DOM engine's checkPlaintext then also refuses
+// SOAP elements in it, and an Element plaintext is exactly one element.
+type plainKind uint8
+
+const (
+	notPlain plainKind = iota
+	plainContent
+	plainElement
+)
+
 // genericContent reports whether the content of element b (the Body) of d
 // is opaque to the DOM engine but for its canonical form: no comment or
-// CDATA, no element or attribute in a reserved namespace, no id attribute.
-// In a package's root (xop) XOP elements are admitted: the run checks
-// each by the XOP rules and digests it as its part (xop.go).
-func genericContent(d *xmlscan.Document, b int, xop bool) bool {
+// CDATA, no element or attribute in a reserved namespace, no id attribute;
+// for a plaintext, what checkPlaintext requires too. In a package's root
+// (xop) XOP elements are admitted: the run checks each by the XOP rules
+// and digests it as its part (xop.go).
+func genericContent(d *xmlscan.Document, b int, pk plainKind, xop bool) bool {
 	e := &d.Elements[b]
 	if e.Flags&(xmlscan.FlagComment|xmlscan.FlagCDATA|xmlscan.FlagEmpty) != 0 {
 		return false
 	}
+	if pk == plainElement {
+		c := d.FirstChild(b)
+		if c < 0 || d.NextSibling(c) >= 0 || d.Elements[c].Start != e.StartEnd || d.Elements[c].End != e.EndStart {
+			return false
+		}
+	}
 	for i := b + 1; i < e.Next; i++ {
 		el := &d.Elements[i]
-		if reservedNS(el.Space) && !(xop && el.Space == xmlscan.NamespaceXOP) {
+		if (reservedNS(el.Space) && !(xop && el.Space == xmlscan.NamespaceXOP)) || (pk != notPlain && isSOAP(el.Space)) {
 			return false
 		}
 		for j := el.Attrs.Start; j < el.Attrs.End; j++ {
@@ -99,16 +120,32 @@ func bodyOf(d *xmlscan.Document) int {
 // generalize decides whether the learned message's Body content becomes
 // one body slot: its content is generic and no signature covers an element
 // inside the Body or around it (other than the Body itself).
+//
+// Of an encrypted message, the inner template (the plaintext message)
+// generalizes when the plaintext is the whole Body content; the outer one
+// keeps its EncryptedData exact, constant markup around the ciphertext.
 func (l *learner) generalize() {
-	if l.phase != phaseAll {
-		return // encrypted messages keep exact templates (not yet generalized)
-	}
 	d := l.d
 	b := bodyOf(d)
-	if b < 0 || !genericContent(d, b, l.pkg) {
+	if l.phase == phaseOuter || b < 0 {
 		return
 	}
 	be := &d.Elements[b]
+	pk := notPlain
+	if l.phase == phaseInner {
+		if len(l.res.Decrypted) != 1 || l.enc.a != be.StartEnd || l.enc.a+l.enc.n != be.EndStart {
+			return
+		}
+		pk = plainElement
+		if l.res.Decrypted[0].Content {
+			pk = plainContent
+		}
+	} else if len(l.res.Decrypted) > 0 {
+		return
+	}
+	if !genericContent(d, b, pk, l.pkg) {
+		return
+	}
 	for _, s := range l.res.Signatures {
 		for _, c := range s.Covered {
 			if c == be.Start {
@@ -120,10 +157,10 @@ func (l *learner) generalize() {
 			}
 		}
 	}
-	if len(l.res.Decrypted) > 0 || len(l.res.Comments) > 0 {
+	if len(l.res.Comments) > 0 {
 		return
 	}
-	l.body = b
+	l.body, l.plain = b, pk
 }
 
 // elementAt is the element starting at offset o, or -1.
@@ -158,7 +195,7 @@ func (l *learner) genericBody() error {
 	if k < 0 || l.slots[k].class != classBody {
 		return unsupported("body slot is not the last slot")
 	}
-	l.t.gbody = &bodyAt{elem: l.body, slot: k, outside: len(l.d.Elements) - (l.d.Elements[l.body].Next - l.body - 1),
+	l.t.gbody = &bodyAt{elem: l.body, slot: k, plain: l.plain, outside: len(l.d.Elements) - (l.d.Elements[l.body].Next - l.body - 1),
 		elemsPerKiB: (len(l.d.Elements)<<10)/len(l.data) + 1, attrsPerKiB: (len(l.d.Attrs)<<10)/len(l.data) + 1}
 	return nil
 }
@@ -168,10 +205,18 @@ func (l *learner) genericBody() error {
 // content slot, and the number of elements outside its content.
 type bodyAt struct {
 	elem, slot, outside int
+	plain               plainKind // an inner template's plaintext Body
 	// The learned message's density: the gated Document is sized for
 	// the message before the scan, so a large body is not gated into
 	// slices that grow (and copy) a dozen times.
 	elemsPerKiB, attrsPerKiB int
+	// fast, when set, lets the hit path check and canonicalize the Body
+	// content in one pass (fastbody.go); ref is the one Reference to the
+	// Body (nil: the Body is not signed), whose canonical form is pre,
+	// the content, post.
+	fast      *fastCtx
+	ref       *refStep
+	pre, post []piece
 }
 
 // generic gates the message of a template with a generic Body and checks
@@ -198,7 +243,7 @@ func (r *run) generic() *fallback {
 		len(d.Elements)-(e.Next-b-1) != ba.outside {
 		return &fallback{"body structure"}
 	}
-	if !genericContent(d, b, r.t.pkg) {
+	if !genericContent(d, b, ba.plain, r.t.pkg) {
 		return &fallback{"body content"}
 	}
 	if r.t.pkg {
@@ -223,4 +268,138 @@ func (r *run) bodyDigest(rs *refStep, want []byte) error {
 		return wss.Failf(wss.ReasonDigest, "digest does not match")
 	}
 	return nil
+}
+
+// fastPath enables the fast body for a generic Body when exclusive c14n
+// (or no signature) covers it, and the fast pass reproduces the gate's
+// Document's canonical form on the learned message.
+func (l *learner) fastPath(lim xmlscan.Limits) {
+	ba := l.t.gbody
+	if ba == nil {
+		return
+	}
+	var ref *refStep
+	for _, s := range l.t.steps {
+		if s.sig == nil {
+			continue
+		}
+		for k := range s.sig.refs {
+			if rs := &s.sig.refs[k]; rs.body {
+				if ref != nil {
+					return // two References to the Body: the Document's way
+				}
+				ref = rs
+			}
+		}
+	}
+	d, b := l.d, l.body
+	if ref != nil && ref.alg != c14n.AlgExcC14N {
+		return
+	}
+	var prefixes []string
+	if ref != nil {
+		prefixes = ref.prefixes
+	}
+	ctx := newFastCtx(d, b, prefixes)
+	ctx.plain = ba.plain
+	if ref != nil {
+		k := slices.IndexFunc(ref.canon, func(p piece) bool { return int(p.slot) == ba.slot })
+		if k < 0 {
+			return
+		}
+		ba.pre = append(slices.Clone(ref.canon[:k]), piece{off: ref.canon[k].off, n: ref.canon[k].n, slot: noSlot})
+		ba.post = slices.Clone(ref.canon[k+1:])
+	}
+	// Self-check on the learned message: the fast pass must accept it and
+	// give the Document's canonical form.
+	ba.fast, ba.ref = ctx, ref
+	r := &run{t: l.t, data: l.data, caps: make([]span, len(l.slots))}
+	for k, s := range l.slots {
+		r.caps[k] = span{s.start, s.end}
+	}
+	r.e = &Engine{limits: lim}
+	ok := r.fastBody()
+	if ok && ref != nil {
+		want, err := c14n.Canonicalize(ref.alg, d, b, ref.prefixes, nil)
+		h, _ := crypto.NewDigest(ref.digest)
+		if err == nil && h != nil {
+			h.Write(want)
+			ok = bytes.Equal(h.Sum(nil), r.bodySum)
+		} else {
+			ok = false
+		}
+	}
+	if !ok {
+		ba.fast, ba.ref, ba.pre, ba.post = nil, nil, nil, nil
+	}
+}
+
+// fastBody checks the generic Body content in one pass and digests the
+// Body for its Reference (fastbody.go). false: not handled, no verdict.
+func (r *run) fastBody() bool {
+	ba := r.t.gbody
+	if ba.fast == nil {
+		return false
+	}
+	s := r.caps[ba.slot]
+	var h hash.Hash
+	if ba.ref != nil {
+		var err error
+		if h, err = crypto.NewDigest(ba.ref.digest); err != nil {
+			return false
+		}
+		r.part = r.canon(r.part[:0], ba.pre)
+		h.Write(r.part)
+	}
+	r.fb.only = r.e.only
+	if !r.fb.run(r.data, s.start, s.end, ba.fast, &r.e.limits, h) {
+		return false
+	}
+	if h != nil {
+		r.part = r.canon(r.part[:0], ba.post)
+		h.Write(r.part)
+		r.bodySum = h.Sum(r.bodySum[:0])
+	}
+	return true
+}
+
+// newFastCtx is the fast body's view of the constant part of d around its
+// Body b, for exclusive c14n with prefixes.
+func newFastCtx(d *xmlscan.Document, b int, prefixes []string) *fastCtx {
+	be := &d.Elements[b]
+	ctx := &fastCtx{depth: be.Depth, elements: len(d.Elements) - (be.Next - b - 1), nsDecls: len(d.NSDecls)}
+	for i := b + 1; i < be.Next; i++ {
+		ctx.nsDecls -= d.Elements[i].NS.Len()
+	}
+	var path []int
+	for i := b; i >= 0; i = d.Elements[i].Parent {
+		path = append(path, i)
+	}
+	for k := len(path) - 1; k >= 0; k-- {
+		for _, ns := range d.NSDeclsOf(path[k]) {
+			ctx.scope = append(ctx.scope, nsb{prefix: []byte(ns.Prefix), uri: []byte(ns.URI)})
+		}
+	}
+	for _, p := range prefixes {
+		if p == "#default" {
+			p = ""
+		}
+		ctx.prefixes = append(ctx.prefixes, p)
+	}
+	ctx.listed = len(ctx.prefixes) > 0
+	// The Body start tag as exclusive c14n renders it on the apex.
+	fb := &fastBody{scope: ctx.scope, ctx: ctx}
+	fb.consider([]byte(be.Prefix), []byte(be.Space))
+	for _, a := range d.AttrsOf(b) {
+		if a.Prefix != "" {
+			fb.consider([]byte(a.Prefix), []byte(a.Space))
+		}
+	}
+	for _, p := range ctx.prefixes {
+		if uri, ok := d.LookupPrefix(b, p); ok {
+			fb.consider([]byte(p), []byte(uri))
+		}
+	}
+	ctx.rendered = fb.cand
+	return ctx
 }

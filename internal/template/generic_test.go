@@ -45,6 +45,9 @@ func TestGenericBodyHits(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEqual(t, metrics.LookupHit, res.Lookup)
 	require.Equal(t, 1, f.store.Len())
+	gb := f.store.Templates()[0].gbody
+	require.NotNil(t, gb, "a generic Body")
+	require.NotNil(t, gb.fast, "the fast body reproduced the learned canonical form")
 	for name, body := range map[string]string{
 		"ok/empty-list":          items(0, false),
 		"ok/one-item":            items(1, false),

@@ -88,6 +88,7 @@ type learner struct {
 	pkg     bool
 	bodyXOP int
 	body    int // the Body element when its content is generic (generic.go), else -1
+	plain   plainKind
 }
 
 // learn builds the template of data, which the DOM engine accepted with
@@ -163,6 +164,7 @@ func learnPhase(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy
 		l.t.plain = &plainAt{span: [2]anchor{l.anchor(enc.a), l.anchor(enc.a + enc.n)}, holder: l.anchor(res.Decrypted[0].Start)}
 	}
 	l.finish()
+	l.fastPath(sc.Limits()) // on the finished literals
 	return l.t, nil
 }
 

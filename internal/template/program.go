@@ -300,8 +300,9 @@ func (l *learner) reference(r int) (refStep, error) {
 	}
 	rs.target = l.anchor(l.d.Elements[target].Start)
 	if target == l.body {
+		// Canonicalized from the message on a hit (generic.go); canon
+		// is kept for the fast body, the Body content its one slot.
 		rs.body, rs.alg, rs.prefixes = true, alg, prefixes
-		return rs, nil
 	}
 	var err error
 	if rs.canon, err = l.canon(target, alg, prefixes); err != nil {
