@@ -3,6 +3,7 @@ package template
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/textproto"
 	"os"
@@ -109,10 +110,13 @@ func readMTOMVector(t testing.TB, set, name string) mtomVector {
 	return v
 }
 
-func vectorPolicy(t testing.TB) *wss.Policy {
+func vectorPolicy(t testing.TB, mutate ...func(*config.Policy)) *wss.Policy {
 	t.Helper()
 	keys := testvectors.Path(t, "wss4j/keys")
 	p := config.DefaultPolicy()
+	for _, m := range mutate {
+		m(&p)
+	}
 	p.Replay = "off"
 	p.Require = []string{config.RequireSignature}
 	p.Trust.CAFiles = []string{filepath.Join(keys, "ca.crt")}
@@ -147,14 +151,19 @@ func verifyPackage(e wss.AttachmentEngine, pol *wss.Policy, root []byte, atts ws
 // forwarded root; the sign+encrypt form (CipherValues in parts) stays on
 // the DOM engine and is counted as a miss.
 func TestWSS4JMTOMHits(t *testing.T) {
-	pol := vectorPolicy(t)
 	d, err := dom.New(xmlscan.DefaultConfig())
 	require.NoError(t, err)
 	for _, c := range []struct {
-		set string
-		hit bool
-	}{{"mtom-store-sign", true}, {"mtom-store-sign-soap12", true}, {"mtom-store-signencr", false}, {"mtom-store-signencr-soap12", false}} {
-		t.Run("ok/"+c.set, func(t *testing.T) {
+		set  string
+		hit  bool
+		keep bool // keepSecurityHeader: the certificate's part goes on
+	}{
+		{"mtom-store-sign", true, false}, {"mtom-store-sign-soap12", true, false},
+		{"mtom-store-sign", true, true}, {"mtom-store-sign-soap12", true, true},
+		{"mtom-store-signencr", false, false}, {"mtom-store-signencr-soap12", false, false},
+	} {
+		pol := vectorPolicy(t, func(p *config.Policy) { p.KeepSecurityHeader = c.keep })
+		t.Run(fmt.Sprintf("ok/%s/keepSecurityHeader=%v", c.set, c.keep), func(t *testing.T) {
 			e, err := New(d, xmlscan.DefaultConfig(), NewStore(pol, testOptions(), nil), nil)
 			require.NoError(t, err)
 			for k, name := range []string{"0000", "0001"} {
@@ -165,7 +174,7 @@ func TestWSS4JMTOMHits(t *testing.T) {
 				require.NoError(t, gerr)
 				assert.Equal(t, wout, gout, "forwarded root")
 				assert.Empty(t, Compare(got, gerr, want, werr, pol), name)
-				assert.NotEmpty(t, got.Consumed, "the certificate's part is consumed")
+				assert.Equal(t, c.keep, len(got.Consumed) == 0, "the certificate's part goes on only with the header")
 				if !c.hit {
 					// CipherValues in parts: no template describes it.
 					assert.Equal(t, metrics.LookupNotApplicable, got.Lookup)
