@@ -310,3 +310,44 @@ func TestPackageMutationsAgree(t *testing.T) {
 		assert.GreaterOrEqual(t, hits, 100, "swa=%v: the template path decided the changed parts", swaRefs)
 	}
 }
+
+// FuzzPackageEngines compares the template path with the DOM engine on
+// mutated roots and parts of signed MTOM and SwA packages whose shapes are
+// learned (past the shadow-checked first hits): the same verdict, and for
+// accepted packages the same facts and forwarded root.
+func FuzzPackageEngines(f *testing.F) {
+	fx := newFixture(f, nil, testOptions())
+	rng := rand.New(rand.NewPCG(11, 12))
+	parts := randomParts(rng, 300, 40)
+	pkgs := map[bool]*memAtts{}
+	for _, swaRefs := range []bool{false, true} {
+		mk := func(tag string) ([]byte, *memAtts) {
+			if swaRefs {
+				return fx.swaPackage(f, 2, parts, tag, fx.now)
+			}
+			return fx.mtomPackage(f, 2, parts, tag, fx.now, false)
+		}
+		learnRoot, learnAtts := mk("learn")
+		if _, _, err := verifyPackage(fx.engine, fx.policy, learnRoot, learnAtts, fx.now); err != nil {
+			f.Fatal(err)
+		}
+		pastShadow(f, fx.engine, fx.policy, learnRoot, learnAtts, fx.now)
+		seed, atts := mk("seed")
+		pkgs[swaRefs] = atts
+		f.Add(swaRefs, seed, parts[0])
+	}
+	f.Fuzz(func(t *testing.T, swaRefs bool, root, part0 []byte) {
+		atts := pkgs[swaRefs].clone()
+		p := *atts.parts[atts.order[0]]
+		p.data = part0
+		atts.parts[p.id] = &p
+		got, gout, gerr := verifyPackage(fx.engine, fx.policy, root, atts, fx.now)
+		want, wout, werr := verifyPackage(fx.dom, fx.policy, root, atts.clone(), fx.now)
+		if d := Compare(got, gerr, want, werr, fx.policy); d != "" {
+			t.Fatalf("engines disagree: %s (template %v, DOM %v)", d, gerr, werr)
+		}
+		if !bytes.Equal(gout, wout) {
+			t.Fatalf("engines forward different bytes")
+		}
+	})
+}
