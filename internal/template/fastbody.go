@@ -77,7 +77,6 @@ type fastBody struct {
 	attrs []fastAttr
 	decls []nsb
 	cand  []nsb
-	tmp   []byte
 	elems int
 	decl  int
 	tops  int // elements directly in the Body

@@ -64,15 +64,15 @@ func mtomFloorOf(b *testing.B, f *fixture, root []byte, atts *memAtts) *floor {
 	return fl
 }
 
-// BenchmarkEnginesMTOM is BenchmarkEngines for a signed MTOM request whose
+// BenchmarkPackages is BenchmarkEngines for a signed MTOM request whose
 // Body holds one attachment of 1 MiB or 16 MiB, and for an SwA request
 // with one such binary part (issue 14): the template path (a generic Body,
 // the part streamed into the digest), the DOM engine and the crypto floor,
 // timed in one run, and the bytes each engine allocated per package:
 // neither holds the part or its base64.
 //
-//	go test -run '^$' -bench 'EnginesMTOM' -benchtime 20x ./internal/template
-func BenchmarkEnginesMTOM(b *testing.B) {
+//	go test -run '^$' -bench 'Packages' -benchtime 20x ./internal/template
+func BenchmarkPackages(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		size int
