@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/wssgw/wssgw/internal/signer"
+	"github.com/wssgw/wssgw/internal/mime"
 )
 
 // floorSize bounds the bytes digested to measure the floor.
@@ -23,7 +23,7 @@ func digestFloor(src *source, attachments string, size int64) (float64, error) {
 	for range 3 {
 		h := sha256.New()
 		var w io.Writer = h
-		enc := signer.NewBase64Writer(h) // the encoder streaming signing uses
+		enc := mime.NewBase64Writer(h) // the encoder streaming signing uses
 		if attachments == attachXOP {
 			w = enc
 		}

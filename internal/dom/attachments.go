@@ -1,10 +1,6 @@
 package dom
 
 import (
-	"errors"
-	"fmt"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/wssgw/wssgw/internal/wss"
@@ -72,7 +68,7 @@ func (m *message) attachment(uri string) (wss.Attachment, *wss.AttachmentFact, e
 	if m.att == nil {
 		return nil, nil, wss.Failf(wss.ReasonReference, "cid: reference in a message without attachments")
 	}
-	cid, err := cidFromURL(uri)
+	cid, err := wss.CIDFromURL(uri)
 	if err != nil {
 		return nil, nil, wss.Wrap(wss.ReasonReference, err, "attachment reference")
 	}
@@ -130,24 +126,4 @@ func appendOnce(s []int, k int) []int {
 		}
 	}
 	return append(s, k)
-}
-
-var errCID = errors.New("dom: not a cid: URL")
-
-// cidFromURL returns the Content-ID a "cid:" URL of an SwA Reference names
-// (RFC 2392 §2: the scheme is case-insensitive and the addr-spec is
-// %-encoded). Any other URL (http:, file:, relative) is refused:
-// attachments are the only external content a message may name, and
-// nothing is fetched (DESIGN.md §5.8). It is laxer than mime.CIDFromURL
-// (which xop:Include hrefs go through) on the Content-ID grammar: the
-// part must exist anyway, and mime.Read admits only well-formed ids.
-func cidFromURL(href string) (string, error) {
-	if len(href) < 5 || !strings.EqualFold(href[:4], "cid:") {
-		return "", errCID
-	}
-	cid, err := url.PathUnescape(href[4:])
-	if err != nil || cid == "" {
-		return "", fmt.Errorf("%w: bad %%-encoding or empty", errCID)
-	}
-	return cid, nil
 }

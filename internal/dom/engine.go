@@ -81,12 +81,13 @@ func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result
 }
 
 // ProcessIfIdle is Process for work that may be skipped but must not wait
-// for a worker: the template path's shadow check of a hit, which runs
+// for a worker (atts nil for a plain message, else a package's other
+// parts): the template path's shadow check of a hit, which runs
 // while the hit's request waits for its verdict. Without a free worker
 // (LimitWorkers) it fails at once with the Workers' error, so a template
 // hit never queues behind fresh-shape messages (issue 14).
-func (e *Engine) ProcessIfIdle(data []byte, p *wss.Policy, now time.Time) (*wss.Result, error) {
-	return e.run(data, nil, p, now, false)
+func (e *Engine) ProcessIfIdle(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (*wss.Result, error) {
+	return e.run(data, atts, p, now, false)
 }
 
 // run is Process, with the package's other parts when atts is not nil;

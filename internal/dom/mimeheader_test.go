@@ -4,13 +4,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/wss"
 )
 
 func TestCIDFromURL(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"cid:a%40b", "a@b"}, {"CID:x", "x"}, {"cid:", ""}, {"http://x", ""}, {"file:/etc", ""}, {"a@b", ""}, {"cid:%zz", ""},
 	} {
-		got, err := cidFromURL(tc.in)
+		got, err := wss.CIDFromURL(tc.in)
 		if tc.want == "" {
 			require.Error(t, err, tc.in)
 			continue
@@ -33,7 +35,7 @@ func FuzzPlainHeader(f *testing.F) {
 		if err == nil && (n > len(plain) || h == nil) {
 			t.Fatalf("bad header length %d", n)
 		}
-		if cid, err := cidFromURL(v); err == nil && cid == "" {
+		if cid, err := wss.CIDFromURL(v); err == nil && cid == "" {
 			t.Fatalf("empty cid from %q", v)
 		}
 	})

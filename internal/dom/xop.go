@@ -1,7 +1,6 @@
 package dom
 
 import (
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"hash"
@@ -99,56 +98,18 @@ func (m *message) xopReplacer(x *xopDigest) c14n.Replacer {
 			if !ok {
 				return wss.Failf(wss.ReasonReference, "attachment <%s> vanished", cid)
 			}
-			return streamBase64(a, x.a, &mimeLines{w: x.b})
+			return streamBase64(a, x.a, x.b)
 		}, true
 	}
 }
 
-// streamBase64 writes the base64 of a's content to both writers.
-func streamBase64(a wss.Attachment, w1, w2 io.Writer) error {
+// streamBase64 writes the base64 of a's content to both writers, in the
+// two forms of mime.EncodeXOP.
+func streamBase64(a wss.Attachment, line, lines io.Writer) error {
 	r, err := a.Open()
 	if err != nil {
 		return fmt.Errorf("dom: open attachment: %w", err)
 	}
 	defer r.Close()
-	e1 := base64.NewEncoder(base64.StdEncoding, w1)
-	e2 := base64.NewEncoder(base64.StdEncoding, w2)
-	if _, err := io.Copy(io.MultiWriter(e1, e2), r); err != nil {
-		return fmt.Errorf("dom: read attachment: %w", err)
-	}
-	if err := e1.Close(); err != nil {
-		return err
-	}
-	return e2.Close()
-}
-
-// mimeLines breaks base64 text into 76-character lines separated by the
-// canonical form of CR LF, with no separator after the last line (Java's
-// Base64.getMimeEncoder, RFC 2045 §6.8).
-type mimeLines struct {
-	w   io.Writer
-	col int
-}
-
-const mimeLineLen = 76
-
-var canonicalCRLF = []byte("&#xD;\n")
-
-func (l *mimeLines) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		if l.col == mimeLineLen {
-			if _, err := l.w.Write(canonicalCRLF); err != nil {
-				return 0, err
-			}
-			l.col = 0
-		}
-		k := min(mimeLineLen-l.col, len(p))
-		if _, err := l.w.Write(p[:k]); err != nil {
-			return 0, err
-		}
-		l.col += k
-		p = p[k:]
-	}
-	return n, nil
+	return mime.EncodeXOP(r, line, lines)
 }

@@ -9,11 +9,6 @@ import "github.com/wssgw/wssgw/internal/wss"
 // this file reads token parts and decides which header parts the backend
 // gets.
 
-// maxTokenPart bounds a BinarySecurityToken held in a MIME part: a
-// certificate, or an X509PKIPathv1 of at most maxCarried of them, is a few
-// KiB; the token is parsed whole, so its part is never read unbounded.
-const maxTokenPart = 256 << 10
-
 // bstOctets returns the octets of BinarySecurityToken t: its base64 text,
 // or, when it holds an xop:Include (WSS4J storeBytesInAttachment), the
 // content of the part it names. The part is header data: consumed, never
@@ -28,8 +23,8 @@ func (m *message) bstOctets(t int) ([]byte, error) {
 	if !ok {
 		return nil, wss.Failf(wss.ReasonReference, "reference to an unknown attachment")
 	}
-	if a.Size() > maxTokenPart {
-		return nil, wss.Failf(wss.ReasonToken, "BinarySecurityToken part of %d bytes exceeds %d", a.Size(), maxTokenPart)
+	if a.Size() > wss.MaxTokenPart {
+		return nil, wss.Failf(wss.ReasonToken, "BinarySecurityToken part of %d bytes exceeds %d", a.Size(), wss.MaxTokenPart)
 	}
 	return m.readBounded(a)
 }

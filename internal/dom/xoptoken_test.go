@@ -138,7 +138,7 @@ func TestWSS4JStoreBytesAttacks(t *testing.T) {
 				flip(d, len(d)-10)
 			}, wss.ReasonUntrusted},
 			{"fail/BST part over the token bound", func(t *testing.T, v *storeVector) {
-				v.atts.parts[v.bstPart(t)].data = make([]byte, maxTokenPart+1)
+				v.atts.parts[v.bstPart(t)].data = make([]byte, wss.MaxTokenPart+1)
 			}, wss.ReasonToken},
 			{"fail/BST part not a certificate", func(t *testing.T, v *storeVector) {
 				v.atts.parts[v.bstPart(t)].data = []byte("not DER")

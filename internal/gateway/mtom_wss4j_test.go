@@ -171,3 +171,71 @@ func flipIn(t *testing.T, raw, content []byte) []byte {
 	require.False(t, bytes.Equal(out, raw))
 	return out
 }
+
+// TestWSS4JMTOMTemplateHits: CXF's MTOM form is on the template path from
+// the second package of a shape on (issue 14): accepted, the Body's
+// attachment forwarded byte for byte and the certificate's part dropped;
+// a tampered attachment on a hit is refused like the DOM engine refuses
+// it, and never reaches the backend.
+func TestWSS4JMTOMTemplateHits(t *testing.T) {
+	for _, set := range []string{"mtom-store-sign", "mtom-store-sign-soap12"} {
+		t.Run("ok/"+set, func(t *testing.T) {
+			read := func(name string) ([]byte, string, *wmime.Package, time.Time) {
+				base := testvectors.Path(t, "wss4j/"+set+"/"+name+".mime")
+				raw, err := os.ReadFile(base)
+				require.NoError(t, err)
+				ctypeB, err := os.ReadFile(strings.TrimSuffix(base, ".mime") + ".ctype")
+				require.NoError(t, err)
+				ctype := strings.TrimSpace(string(ctypeB))
+				in, err := wmime.Read(context.Background(), bytes.NewReader(raw), ctype, wmime.DefaultLimits())
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = in.Close() })
+				created, err := time.Parse(time.RFC3339Nano, string(createdRE.FindSubmatch(in.RootBytes)[1]))
+				require.NoError(t, err)
+				return raw, ctype, in, created
+			}
+			raw0, ctype0, _, _ := read("0000")
+			raw1, ctype1, in1, created1 := read("0001")
+			var got [][]byte
+			var gotType []string
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				got, gotType = append(got, b), append(gotType, r.Header.Get("Content-Type"))
+				_, _ = w.Write([]byte("<ok/>"))
+			}))
+			t.Cleanup(up.Close)
+			f := wss4jMTOMFront(t, up.URL, created1, false)
+			lookups := func(result string) float64 {
+				return gathered(t, f.metrics, metrics.NameTemplateLookups, map[string]string{"route": "orders", "result": result})
+			}
+			post := func(raw []byte, ctype string) int {
+				resp, err := http.Post(f.URL+"/orders", ctype, bytes.NewReader(raw))
+				require.NoError(t, err)
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				return resp.StatusCode
+			}
+			require.Equal(t, http.StatusOK, post(raw0, ctype0))
+			assert.Equal(t, 1.0, lookups(metrics.LookupNoTemplate))
+			require.Equal(t, http.StatusOK, post(raw1, ctype1))
+			assert.Equal(t, 1.0, lookups(metrics.LookupHit), "the second package hits")
+			for range 8 {
+				// Past the DOM-shadowed first hits of a generic Body
+				// (template.genericShadowHits): the refusal below is the
+				// template path's own.
+				require.Equal(t, http.StatusOK, post(raw1, ctype1))
+			}
+			require.Len(t, got, 10)
+			out, err := wmime.Read(context.Background(), bytes.NewReader(got[1]), gotType[1], wmime.DefaultLimits())
+			require.NoError(t, err)
+			defer out.Close()
+			require.Len(t, out.Attachments, 1, "only the Body's attachment goes on")
+			assert.Equal(t, partBytes(t, in1, "photo1@example.org"), partBytes(t, out, "photo1@example.org"), "attachment byte-exact")
+			assert.NotContains(t, string(out.RootBytes), "Security")
+
+			require.Equal(t, http.StatusInternalServerError, post(flipIn(t, raw1, partBytes(t, in1, "photo1@example.org")), ctype1))
+			assert.Equal(t, 10.0, lookups(metrics.LookupHit), "refused on the template path")
+			assert.Len(t, got, 10, "the backend got a rejected package")
+		})
+	}
+}

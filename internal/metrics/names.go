@@ -132,8 +132,10 @@ const (
 	LookupRejected   = "rejected"    // matched, but a slot or binding check failed
 	LookupDisabled   = "disabled"    // templates off for the policy
 	// LookupNotApplicable: a message no template can describe by design
-	// (an MTOM/SwA package, template/attachments.go) went to the DOM
-	// engine. It is not a miss: the template-miss alert leaves it out.
+	// (an MTOM/SwA package with encrypted content or attachments,
+	// template/attachments.go; signed packages are hits or misses, issue
+	// 14) went to the DOM engine. It is not a miss: the
+	// template-miss alert leaves it out.
 	LookupNotApplicable = "not_applicable"
 )
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/wssgw/wssgw/internal/mime"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
@@ -136,12 +137,12 @@ func BenchmarkStreamDigest(b *testing.B) {
 			return errors.Join(err, enc.Close())
 		}},
 		{"sequential-simd", func(w io.Writer, r io.Reader) error {
-			enc := newB64Writer(sha256.New())
+			enc := mime.NewBase64Writer(sha256.New())
 			_, err := io.CopyBuffer(io.MultiWriter(w, enc), onlyReader{r}, make([]byte, pipeBufSize))
 			return errors.Join(err, enc.Close())
 		}},
 		{"pipelined-simd", func(w io.Writer, r io.Reader) error {
-			enc := newB64Writer(sha256.New())
+			enc := mime.NewBase64Writer(sha256.New())
 			return errors.Join(copyDigest(w, r, enc), enc.Close())
 		}},
 	} {

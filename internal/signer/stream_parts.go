@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wssgw/wssgw/internal/mime"
 	"github.com/wssgw/wssgw/internal/swa"
 )
 
@@ -129,7 +130,7 @@ func (rt *streamRoot) xopDigester(cid string) (io.Writer, func() error, error) {
 	case rt.includes[k] != cid:
 		return nil, nil, fmt.Errorf("%w: attachment %q comes before %q, out of xop:Include order", ErrPackage, cid, rt.includes[k])
 	}
-	enc := newB64Writer(rt.bodyHash)
+	enc := mime.NewBase64Writer(rt.bodyHash)
 	return enc, func() error {
 		if err := enc.Close(); err != nil {
 			return err

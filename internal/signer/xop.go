@@ -1,7 +1,6 @@
 package signer
 
 import (
-	"encoding/base64"
 	"fmt"
 	"io"
 
@@ -84,9 +83,8 @@ func writeBase64(w io.Writer, open XOPParts, cid string) error {
 		return fmt.Errorf("%w: xop:Include of a missing attachment <%s>", ErrEnvelope, cid)
 	}
 	defer r.Close()
-	enc := base64.NewEncoder(base64.StdEncoding, w)
-	if _, err := io.Copy(enc, r); err != nil {
+	if err := mime.EncodeXOP(r, w, nil); err != nil {
 		return fmt.Errorf("signer: attachment <%s>: %w", cid, err)
 	}
-	return enc.Close()
+	return nil
 }

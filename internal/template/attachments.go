@@ -3,28 +3,19 @@ package template
 import (
 	"time"
 
-	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/wss"
 )
 
-// ProcessAttachments is wss.AttachmentEngine: an MTOM/SwA package always
-// goes to the DOM engine. Templates are learned over whole messages of
-// bytes; an XOP root's Body digest covers attachment content streamed in
-// from outside the root (XOP 1.0 §3.2), which no template slot describes,
-// so no template can match it. The lookup is counted as not_applicable (or
-// disabled when the policy has no store), not as a miss: a route carrying
-// MTOM by design must not look like one whose partner changed its message
-// shape (WssgwTemplateMissRateHigh, issue 16). Nothing is learned from it.
+// ProcessAttachments is wss.AttachmentEngine: the root part data of an
+// MTOM or SwA package is matched like a plain message against the
+// templates learned from packages' roots, its xop:Includes and SwA
+// References resolved against atts and the parts streamed into the
+// digests (xop.go, swa.go); a miss goes to the DOM engine, which teaches
+// the store. A package the template path does not describe (encrypted
+// content, attachments encrypted: learnablePackage) is counted as
+// not_applicable, not as a miss, so that a route carrying it by design
+// does not look like one whose partner changed its message shape
+// (WssgwTemplateMissRateHigh).
 func (e *Engine) ProcessAttachments(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (*wss.Result, error) {
-	lookup := metrics.LookupNotApplicable
-	if e.store == nil || p != e.store.policy {
-		lookup = metrics.LookupDisabled
-	}
-	res, err := e.dom.ProcessAttachments(data, atts, p, now)
-	if err != nil {
-		// Only the lookup of a rejected package is counted, as in slow.
-		return &wss.Result{Lookup: lookup}, err
-	}
-	res.Lookup = lookup
-	return res, nil
+	return e.process(data, atts, p, now)
 }

@@ -19,14 +19,16 @@ const (
 	classRef                       // "#id" of a Reference
 	classBase64                    // base64 element content
 	classDateTime                  // xsd:dateTime element content
+	classCID                       // the href of an xop:Include in a package's root: "cid:..."
 	// classBody is the whole content of the SOAP Body, any markup (issue
 	// 14): the one class that admits markup. The matcher only finds its
 	// end; the hit path gates the message and checks the Body's subtree
 	// (generic.go) before anything is decided on it.
 	classBody
+	classSwA // the URI of an SwA ds:Reference in a package's root: "cid:..."
 )
 
-var classNames = [...]string{"", "text", "attr", "id", "ref", "base64", "dateTime", "body"}
+var classNames = [...]string{"", "text", "attr", "id", "ref", "base64", "dateTime", "cid", "body", "swa"}
 
 func (c class) String() string { return classNames[c] }
 
@@ -72,6 +74,11 @@ func check(c class, v []byte, lim *xmlscan.Limits, limit uint8) bool {
 		return len(v) > 1 && len(v) <= 257 && v[0] == '#' && idChars(v[1:])
 	case classBase64:
 		return none(v, &notBase64)
+	case classCID, classSwA:
+		// A cid: URL (wss.CIDFromURL resolves it when the template runs)
+		// in printable ASCII without references or white space: its raw
+		// bytes are its normalized value, as the DOM engine reads it.
+		return len(v) > 4 && (v[0]|0x20) == 'c' && (v[1]|0x20) == 'i' && (v[2]|0x20) == 'd' && v[3] == ':' && none(v, &notCID)
 	case classDateTime:
 		if len(v) > 40 {
 			return false
@@ -112,6 +119,14 @@ func except(sets ...string) (t [256]byte) {
 
 var (
 	notBase64 = except("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789", "+/= \t\r\n")
+	notCID    = func() (t [256]byte) {
+		for i := range t {
+			if i <= ' ' || i >= 0x7f || i == '<' || i == '&' || i == '"' || i == '\'' {
+				t[i] = 1
+			}
+		}
+		return t
+	}()
 	notIDTail = except("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789", "_-.")
 	// special marks the bytes of character data that need a closer look:
 	// markup, references, "]]>", control characters and non-ASCII.

@@ -55,13 +55,24 @@ type resultFacts struct {
 	Algs      []wss.AlgorithmUse
 	Confirms  []string
 	ConfirmAt []int
+	Atts      []wss.AttachmentFact
+	Consumed  []string
 }
 
 func facts(r *wss.Result) resultFacts {
 	f := resultFacts{Version: int(r.Version), Body: r.Body, Security: r.Security, Headers: r.Headers,
 		Attrs: r.Attributes, Comments: r.Comments,
 		Timestamp: r.Timestamp, Username: r.Username, Token: r.Token, Decrypted: r.Decrypted, Algs: r.Algorithms,
-		Confirms: r.Confirmations, ConfirmAt: r.ConfirmationStarts}
+		Confirms: r.Confirmations, ConfirmAt: r.ConfirmationStarts, Consumed: r.Consumed}
+	for _, a := range r.Attachments {
+		if len(a.Signatures) == 0 {
+			a.Signatures = nil // as nil as the other engine's
+		}
+		f.Atts = append(f.Atts, a)
+	}
+	if len(f.Consumed) == 0 {
+		f.Consumed = nil
+	}
 	for _, s := range r.Signatures {
 		sf := sigFacts{KeyRef: s.KeyReference, Method: s.Method, C14N: s.C14N, KeyBits: s.KeyBits, Covered: s.Covered, SignedInfoDigest: s.SignedInfoDigest,
 			SignatureValue: s.SignatureValue}

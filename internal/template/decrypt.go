@@ -68,11 +68,11 @@ func learnEncrypted(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Po
 		return nil, unsupported("decryption other than one Body EncryptedData")
 	}
 	enc := &splice{}
-	outer, err := learnPhase(sc, data, res, p, phaseOuter, enc)
+	outer, err := learnPhase(sc, data, res, p, phaseOuter, enc, false)
 	if err != nil {
 		return nil, err
 	}
-	inner, err := learnPhase(sc, res.Document, res, p, phaseInner, enc)
+	inner, err := learnPhase(sc, res.Document, res, p, phaseInner, enc, false)
 	if err != nil {
 		return nil, err
 	}

@@ -72,17 +72,26 @@ const maxVisits = 64
 // Process verifies data on the template path when a template matches, else
 // on the DOM engine (learning from it when it accepts).
 func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result, error) {
+	return e.process(data, nil, p, now)
+}
+
+// process is Process, for the root part data of an MTOM package whose
+// other parts are atts when atts is not nil (xop.go).
+func (e *Engine) process(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (*wss.Result, error) {
 	if !e.applies(data, p) {
-		res, err := e.dom.Process(data, p, now)
+		res, err := e.domRun(data, atts, p, now)
 		if res != nil {
 			res.Lookup = metrics.LookupDisabled
+		} else if atts != nil {
+			// As in slow: a rejected package's lookup is counted.
+			res = &wss.Result{Lookup: metrics.LookupDisabled}
 		}
 		return res, err
 	}
 	start := time.Now()
 	root := e.store.root.Load()
 	if root == nil || len(data) > e.limits.MaxBytes {
-		return e.slow(data, p, now, metrics.LookupNoTemplate, 0)
+		return e.slow(data, atts, p, now, metrics.LookupNoTemplate, 0)
 	}
 	r := e.runs.Get().(*run)
 	defer e.put(r)
@@ -95,19 +104,19 @@ func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result
 		if mt.rejects {
 			why = metrics.LookupRejected
 		}
-		return e.slow(data, p, now, why, match)
+		return e.slow(data, atts, p, now, why, match)
 	}
-	r.t, r.data, r.p, r.now, r.e = t, data, p, now.UTC(), e
+	r.t, r.data, r.p, r.now, r.e, r.atts = t, data, p, now.UTC(), e, atts
 	res, err := r.exec()
 	var fb *fallback
 	if errors.As(err, &fb) {
-		return e.slow(data, p, now, metrics.LookupRejected, match)
+		return e.slow(data, atts, p, now, metrics.LookupRejected, match)
 	}
 	t.hits.Add(1)
 	t.lastHit.Store(start.UnixNano())
 	must := t.gbody != nil && t.checked.Load() < genericShadowHits
 	if must || rand.Float64() < e.store.opts.ShadowRate {
-		if serr := e.shadow(t, data, p, now, res, err, must); serr != nil {
+		if serr := e.shadow(t, data, atts, p, now, res, err, must); serr != nil {
 			res, err = nil, serr
 		}
 	}
@@ -117,6 +126,14 @@ func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result
 	}
 	res.Lookup, res.MatchTime, res.ProcessTime = metrics.LookupHit, match, time.Since(start)
 	return res, err
+}
+
+// domRun is the DOM engine on a plain message or a package.
+func (e *Engine) domRun(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (*wss.Result, error) {
+	if atts != nil {
+		return e.dom.ProcessAttachments(data, atts, p, now)
+	}
+	return e.dom.Process(data, p, now)
 }
 
 // applies reports whether the template path is for data under policy p:
@@ -132,32 +149,38 @@ func (e *Engine) applies(data []byte, p *wss.Policy) bool {
 func (e *Engine) put(r *run) {
 	r.doc.Reset()
 	r.fb.data, r.fb.h = nil, nil
-	*r = run{caps: r.caps[:0], buf: r.buf[:0], norm: r.norm[:0], tmp: r.tmp[:0], part: r.part[:0], doc: r.doc, fb: r.fb}
+	*r = run{caps: r.caps[:0], buf: r.buf[:0], norm: r.norm[:0], tmp: r.tmp[:0], part: r.part[:0], doc: r.doc, fb: r.fb,
+		cids: r.cids[:0], flipped: r.flipped[:0], bodyInc: r.bodyInc[:0], swaCIDs: r.swaCIDs[:0]}
 	e.runs.Put(r)
 }
 
 // slow runs the DOM engine and learns from an accepted message.
-func (e *Engine) slow(data []byte, p *wss.Policy, now time.Time, lookup string, match time.Duration) (*wss.Result, error) {
-	res, err := e.dom.Process(data, p, now)
+func (e *Engine) slow(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time, lookup string, match time.Duration) (*wss.Result, error) {
+	res, err := e.domRun(data, atts, p, now)
 	if err != nil {
 		return &wss.Result{Lookup: lookup, MatchTime: match}, err
 	}
 	// The engine's whole time includes the failed match.
 	res.Lookup, res.MatchTime, res.ProcessTime = lookup, match, res.ProcessTime+match
+	if atts != nil && learnablePackage(res) != nil {
+		// A package no template describes (xop.go): not a miss.
+		res.Lookup = metrics.LookupNotApplicable
+		return res, nil
+	}
 	if p.CheckFacts(res) == nil {
-		e.learn(data, res, p, now)
+		e.learn(data, atts, res, p, now)
 	}
 	return res, nil
 }
 
 // learn adds the message's template, within the learning rate.
-func (e *Engine) learn(data []byte, res *wss.Result, p *wss.Policy, now time.Time) {
+func (e *Engine) learn(data []byte, atts wss.Attachments, res *wss.Result, p *wss.Policy, now time.Time) {
 	s := e.store
 	if !s.allow(time.Now()) {
 		s.skipped(metrics.SkipRateLimited)
 		return
 	}
-	t, err := e.newTemplate(data, res, p, now)
+	t, err := e.newTemplate(data, atts, res, p, now)
 	if err != nil {
 		s.skipped(metrics.SkipUnsupported)
 		e.log.Debug("template not learned", "policy", p.Name, "error", err)
@@ -176,12 +199,12 @@ func (s *Store) skipped(reason string) {
 	}
 }
 
-// newTemplate learns the template of a message the DOM engine accepted at
-// now with facts res.
-func (e *Engine) newTemplate(data []byte, res *wss.Result, p *wss.Policy, now time.Time) (*Template, error) {
-	t, err := learn(e.scanner, data, res, p)
-	if err == nil && len(res.Decrypted) > 0 {
-		err = e.selfCheck(t, data, res, p, now)
+// newTemplate learns the template of a message (a package's root when
+// atts is not nil) the DOM engine accepted at now with facts res.
+func (e *Engine) newTemplate(data []byte, atts wss.Attachments, res *wss.Result, p *wss.Policy, now time.Time) (*Template, error) {
+	t, err := learn(e.scanner, data, res, p, atts != nil)
+	if err == nil && (len(res.Decrypted) > 0 || t.pkg) {
+		err = e.selfCheck(t, data, atts, res, p, now)
 	}
 	return t, err
 }
@@ -190,7 +213,10 @@ func (e *Engine) newTemplate(data []byte, res *wss.Result, p *wss.Policy, now ti
 // compares the outcome with the DOM engine's: the two-template split of an
 // encrypted message must reproduce the same plaintext and facts before it
 // is used.
-func (e *Engine) selfCheck(t *Template, data []byte, res *wss.Result, p *wss.Policy, now time.Time) error {
+//
+// A package's template is checked too: it also learns there in which
+// base64 form the signer wrote each included part (refStep.lines).
+func (e *Engine) selfCheck(t *Template, data []byte, atts wss.Attachments, res *wss.Result, p *wss.Policy, now time.Time) error {
 	r := e.runs.Get().(*run)
 	defer e.put(r)
 	mt := matcher{data: data, caps: r.caps[:0], budget: maxVisits * (len(data)/64 + 16), limits: &e.limits}
@@ -199,10 +225,14 @@ func (e *Engine) selfCheck(t *Template, data []byte, res *wss.Result, p *wss.Pol
 	if got != t {
 		return unsupported("the message does not match its own template")
 	}
-	r.t, r.data, r.p, r.now, r.e = t, data, p, now.UTC(), e
+	r.t, r.data, r.p, r.now, r.e, r.atts = t, data, p, now.UTC(), e, atts
 	tres, err := r.exec()
 	if diff := Compare(tres, err, res, nil, p); diff != "" {
 		return unsupported("self-check: %s", diff)
+	}
+	// t is not published yet.
+	for _, rs := range r.flipped {
+		rs.lines = !rs.lines
 	}
 	return nil
 }
@@ -215,12 +245,14 @@ func (e *Engine) selfCheck(t *Template, data []byte, res *wss.Result, p *wss.Pol
 // (issue 14). A required check (a generic Body's first hits, must true)
 // waits like any DOM message, since the generalization is not trusted yet;
 // if the engine is overloaded the message is refused as overloaded.
-func (e *Engine) shadow(t *Template, data []byte, p *wss.Policy, now time.Time, res *wss.Result, err error, must bool) error {
-	process := e.dom.ProcessIfIdle
+func (e *Engine) shadow(t *Template, data []byte, atts wss.Attachments, p *wss.Policy, now time.Time, res *wss.Result, err error, must bool) error {
+	var dres *wss.Result
+	var derr error
 	if must {
-		process = e.dom.Process
+		dres, derr = e.domRun(data, atts, p, now)
+	} else {
+		dres, derr = e.dom.ProcessIfIdle(data, atts, p, now)
 	}
-	dres, derr := process(data, p, now)
 	if errors.Is(derr, budget.ErrOverloaded) {
 		if must {
 			return derr
@@ -276,6 +308,21 @@ func (e *Engine) certificate(b64 []byte) (*x509.Certificate, error) {
 	if err != nil {
 		return nil, err
 	}
+	return e.parseCertificate(string(b64), der)
+}
+
+// certificateDER is certificate for a token held in a MIME part (WSS4J
+// storeBytesInAttachment): its octets, cached under a key no base64 text
+// has.
+func (e *Engine) certificateDER(der []byte) (*x509.Certificate, error) {
+	key := "\x00" + string(der)
+	if c := e.certs.get([]byte(key)); c != nil {
+		return c, nil
+	}
+	return e.parseCertificate(key, der)
+}
+
+func (e *Engine) parseCertificate(key string, der []byte) (*x509.Certificate, error) {
 	c, err := x509.ParseCertificate(der)
 	if err != nil {
 		return nil, wss.Wrap(wss.ReasonToken, err, "BinarySecurityToken")
@@ -284,7 +331,7 @@ func (e *Engine) certificate(b64 []byte) (*x509.Certificate, error) {
 	if len(e.certs.m) >= certCacheMax || e.certs.m == nil {
 		e.certs.m = map[string]*x509.Certificate{}
 	}
-	e.certs.m[string(b64)] = c
+	e.certs.m[key] = c
 	e.certs.mu.Unlock()
 	return c, nil
 }

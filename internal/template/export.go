@@ -54,6 +54,12 @@ func (t *Template) exemplar() ([]byte, error) {
 func (s *Store) Export() ([]Exported, error) {
 	var out []Exported
 	for _, t := range s.Templates() {
+		if t.pkg {
+			// A package's root is learned with its parts, which the
+			// template does not keep: the partner's next package
+			// teaches it again.
+			continue
+		}
 		msg, err := t.exemplar()
 		if err != nil {
 			return nil, err
@@ -90,7 +96,7 @@ func (e *Engine) Import(entries []Exported) (int, error) {
 		}
 		var t *Template
 		if err == nil {
-			t, err = e.newTemplate(x.Message, res, p, at)
+			t, err = e.newTemplate(x.Message, nil, res, p, at)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("template %s: %w", x.ID, err))

@@ -72,8 +72,10 @@ const (
 // genericContent reports whether the content of element b (the Body) of d
 // is opaque to the DOM engine but for its canonical form: no comment or
 // CDATA, no element or attribute in a reserved namespace, no id attribute;
-// for a plaintext, what checkPlaintext requires too.
-func genericContent(d *xmlscan.Document, b int, pk plainKind) bool {
+// for a plaintext, what checkPlaintext requires too. In a package's root
+// (xop) XOP elements are admitted: the run checks each by the XOP rules
+// and digests it as its part (xop.go).
+func genericContent(d *xmlscan.Document, b int, pk plainKind, xop bool) bool {
 	e := &d.Elements[b]
 	if e.Flags&(xmlscan.FlagComment|xmlscan.FlagCDATA|xmlscan.FlagEmpty) != 0 {
 		return false
@@ -86,7 +88,7 @@ func genericContent(d *xmlscan.Document, b int, pk plainKind) bool {
 	}
 	for i := b + 1; i < e.Next; i++ {
 		el := &d.Elements[i]
-		if reservedNS(el.Space) || (pk != notPlain && isSOAP(el.Space)) {
+		if (reservedNS(el.Space) && !(xop && el.Space == xmlscan.NamespaceXOP)) || (pk != notPlain && isSOAP(el.Space)) {
 			return false
 		}
 		for j := el.Attrs.Start; j < el.Attrs.End; j++ {
@@ -141,7 +143,7 @@ func (l *learner) generalize() {
 	} else if len(l.res.Decrypted) > 0 {
 		return
 	}
-	if !genericContent(d, b, pk) {
+	if !genericContent(d, b, pk, l.pkg) {
 		return
 	}
 	for _, s := range l.res.Signatures {
@@ -241,8 +243,11 @@ func (r *run) generic() *fallback {
 		len(d.Elements)-(e.Next-b-1) != ba.outside {
 		return &fallback{"body structure"}
 	}
-	if !genericContent(d, b, ba.plain) {
+	if !genericContent(d, b, ba.plain, r.t.pkg) {
 		return &fallback{"body content"}
+	}
+	if r.t.pkg {
+		return r.bodyIncludes()
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func TestHeadsIndex(t *testing.T) {
 	fresh := f.sign(t, benchEnvelope(2, "Fresh"), f.rsa, signer.RefBST, f.now, nil)
 	res, err := f.dom.Process(fresh, f.policy, f.now)
 	require.NoError(t, err)
-	nt, err := f.engine.newTemplate(fresh, res, f.policy, f.now)
+	nt, err := f.engine.newTemplate(fresh, nil, res, f.policy, f.now)
 	require.NoError(t, err)
 	st := straddlesOf(nt)
 	all, byClass := 0, 0

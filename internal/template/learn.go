@@ -21,6 +21,7 @@ const (
 	nsDS   = xmlscan.NamespaceDSig
 	nsExc  = c14n.AlgExcC14N
 	nsXEnc = xmlscan.NamespaceXEnc
+	nsXOP  = xmlscan.NamespaceXOP
 
 	vtX509v3 = xmlscan.ValueTypeX509v3
 	trSTR    = xmlscan.TransformSTR
@@ -81,22 +82,34 @@ type learner struct {
 	phase phase
 	ek    int     // the EncryptedKey child of the Security header (outer, inner)
 	enc   *splice // where the plaintext went (outer fills it, inner reads it)
-	body  int     // the Body element when its content is generic (generic.go), else -1
-	plain plainKind
+	// pkg: data is the root part of an MTOM package; its xop:Include
+	// hrefs are slots and every canonical form is the XOP infoset's.
+	// bodyXOP counts the xop:Includes of a generic Body.
+	pkg     bool
+	bodyXOP int
+	body    int // the Body element when its content is generic (generic.go), else -1
+	plain   plainKind
 }
 
 // learn builds the template of data, which the DOM engine accepted with
-// facts res under policy p.
-func learn(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy) (*Template, error) {
+// facts res under policy p; pkg: data is the root part of an MTOM package
+// (xop.go).
+func learn(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy, pkg bool) (*Template, error) {
+	if pkg {
+		if err := learnablePackage(res); err != nil {
+			return nil, err
+		}
+		return learnPhase(sc, data, res, p, phaseAll, nil, true)
+	}
 	if len(res.Decrypted) > 0 {
 		return learnEncrypted(sc, data, res, p)
 	}
-	return learnPhase(sc, data, res, p, phaseAll, nil)
+	return learnPhase(sc, data, res, p, phaseAll, nil, false)
 }
 
 // learnPhase learns data as a whole message (phaseAll) or as one side of
 // an encrypted one, whose splice enc describes.
-func learnPhase(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy, ph phase, enc *splice) (*Template, error) {
+func learnPhase(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy, ph phase, enc *splice, pkg bool) (*Template, error) {
 	for _, s := range res.Signatures {
 		if s.Signer == nil {
 			return nil, unsupported("HMAC signature")
@@ -105,7 +118,7 @@ func learnPhase(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy
 	if bytes.Contains(data, []byte(marker)) {
 		return nil, unsupported("marker in message")
 	}
-	l := &learner{data: data, d: new(xmlscan.Document), md: new(xmlscan.Document), res: res, p: p, sec: -1, phase: ph, ek: -1, enc: enc, body: -1}
+	l := &learner{data: data, d: new(xmlscan.Document), md: new(xmlscan.Document), res: res, p: p, sec: -1, phase: ph, ek: -1, enc: enc, body: -1, pkg: pkg}
 	if err := sc.Scan(data, l.d); err != nil {
 		return nil, fmt.Errorf("template: %w", err)
 	}
@@ -138,7 +151,13 @@ func learnPhase(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy
 	if err := l.bind(); err != nil {
 		return nil, err
 	}
+	if err := l.includes(); err != nil {
+		return nil, err
+	}
 	if err := l.program(); err != nil {
+		return nil, err
+	}
+	if err := l.packageFacts(); err != nil {
 		return nil, err
 	}
 	if ph == phaseInner {
@@ -188,6 +207,12 @@ func (l *learner) collect() error {
 			switch {
 			case wss.IsIDAttr(a):
 				c = classID
+			case l.pkg && e.Space == nsXOP && a.Space == "" && a.Local == "href":
+				// The Content-IDs of the parts vary per message, in
+				// the header (storeBytesInAttachment) as in the Body.
+				c = classCID
+			case l.pkg && e.Space == nsDS && e.Local == "Reference" && a.Space == "" && a.Local == "URI" && isCIDURL(d.AttrValue(j, nil)):
+				c = classSwA
 			case a.Space == "" && a.Local == "URI" && isReference(e):
 				c = classRef
 			case sec || isSOAP(e.Space) || isSOAP(a.Space) || securityNS(e.Space):
@@ -292,6 +317,7 @@ func (l *learner) fragments() error {
 	buf = slices.Clone(buf) // exactly its size: it is kept
 	t.lits.c.own = buf
 	l.constBuf = buf
+	t.pkg = l.pkg
 	l.t = t
 	return nil
 }
@@ -402,7 +428,7 @@ func (l *learner) anchor(o int) anchor {
 
 // canon learns the canonical form of element i under alg as pieces.
 func (l *learner) canon(i int, alg string, prefixes []string) ([]piece, error) {
-	out, err := c14n.Canonicalize(alg, l.md, i, prefixes, nil)
+	out, err := l.canonical(i, alg, prefixes)
 	if err != nil {
 		return nil, unsupported("c14n: %v", err)
 	}
@@ -469,6 +495,9 @@ func (l *learner) finish() {
 		if k < len(t.slots) {
 			fmt.Fprintf(h, "|%d/%d|", t.slots[k].class, t.slots[k].limit)
 		}
+	}
+	if t.pkg {
+		h.Write([]byte("|package"))
 	}
 	t.ID = hex.EncodeToString(h.Sum(nil)[:8])
 	t.exemplarValues = l.values()

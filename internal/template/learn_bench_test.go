@@ -37,7 +37,7 @@ func BenchmarkLearn(b *testing.B) {
 				}
 				pool[i] = learned{msg, res}
 				if i < held {
-					f.engine.learn(msg, res, f.policy, f.now)
+					f.engine.learn(msg, nil, res, f.policy, f.now)
 				}
 			}
 			if f.store.Len() != held {
@@ -48,7 +48,7 @@ func BenchmarkLearn(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				l := pool[i%len(pool)]
-				t, err := f.engine.newTemplate(l.msg, l.res, f.policy, f.now)
+				t, err := f.engine.newTemplate(l.msg, nil, l.res, f.policy, f.now)
 				if err != nil {
 					b.Fatal(err)
 				}

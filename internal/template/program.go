@@ -156,7 +156,7 @@ func (l *learner) signature(s int, fact *wss.Signature) error {
 		return unsupported("signature layout")
 	}
 	si, sv, ki := kids[0], kids[1], kids[2]
-	st := &sigStep{method: fact.Method, c14n: fact.C14N, value: l.textSlot(sv), bst: -1, keyRef: fact.KeyReference}
+	st := &sigStep{method: fact.Method, c14n: fact.C14N, value: l.textSlot(sv), bst: -1, bstPart: -1, keyRef: fact.KeyReference}
 	var prefixes []string
 	if cm := l.d.FirstChild(si); cm >= 0 {
 		var err error
@@ -179,15 +179,24 @@ func (l *learner) signature(s int, fact *wss.Signature) error {
 		if err != nil {
 			return err
 		}
+		if rs.swa {
+			st.swaRefs++
+			l.t.swa = append(l.t.swa, swaRef{slot: rs.uri, sig: l.sigSteps()})
+		}
 		st.refs = append(st.refs, rs)
 	}
-	if len(st.refs) != len(fact.Covered) || st.value < 0 {
-		return unsupported("references")
-	}
-	for k, r := range st.refs {
-		if l.moved(l.offset(r.target)) != fact.Covered[k] {
+	covered := 0
+	for _, r := range st.refs {
+		if r.swa {
+			continue // an attachment, not an element (xop.go)
+		}
+		if covered >= len(fact.Covered) || l.moved(l.offset(r.target)) != fact.Covered[covered] {
 			return unsupported("covered element")
 		}
+		covered++
+	}
+	if covered != len(fact.Covered) || st.value < 0 {
+		return unsupported("references")
 	}
 	l.t.steps = append(l.t.steps, step{sig: st})
 	return nil
@@ -229,9 +238,9 @@ func (l *learner) key(ki int, st *sigStep, fact *wss.Signature) error {
 		if tok < 0 || !l.is(tok, nsWSSE, "BinarySecurityToken") || l.attrValue(tok, "ValueType") != vtX509v3 {
 			return unsupported("token")
 		}
-		st.bst = l.textSlot(tok)
+		st.bst, st.bstPart = l.textSlot(tok), l.includeIn(tok)
 		st.token, st.hasToken = l.anchor(l.d.Elements[tok].Start), true
-		if st.bst < 0 || l.res.Token != l.d.Elements[tok].Start {
+		if (st.bst < 0) == (st.bstPart < 0) || l.res.Token != l.d.Elements[tok].Start {
 			return unsupported("token slot")
 		}
 		return nil
@@ -241,6 +250,10 @@ func (l *learner) key(ki int, st *sigStep, fact *wss.Signature) error {
 	}
 	st.leaf, st.trust = fact.Signer.Certificate, l.p.Trust()
 	for i := l.sec + 1; i < l.d.Elements[l.sec].Next; i++ {
+		if l.is(i, nsWSSE, "BinarySecurityToken") && l.includeIn(i) >= 0 {
+			// A token in a part cannot be pinned to learned bytes.
+			return unsupported("a looked-up signer beside a token held in a part")
+		}
 		if l.is(i, nsWSSE, "BinarySecurityToken") {
 			if k := l.textSlot(i); k >= 0 {
 				l.t.pinned = append(l.t.pinned, pin{slot: k, value: append([]byte(nil), l.value(k)...)})
@@ -253,6 +266,9 @@ func (l *learner) key(ki int, st *sigStep, fact *wss.Signature) error {
 // reference records one Reference: target, transform, digest.
 func (l *learner) reference(r int) (refStep, error) {
 	var rs refStep
+	if k := l.attrSlot(r, "URI"); k >= 0 && l.slots[k].class == classSwA {
+		return l.swaReference(r, k)
+	}
 	target := l.target(l.attrSlot(r, "URI"))
 	if target < 0 {
 		return rs, unsupported("reference target")
@@ -291,6 +307,9 @@ func (l *learner) reference(r int) (refStep, error) {
 	var err error
 	if rs.canon, err = l.canon(target, alg, prefixes); err != nil {
 		return rs, err
+	}
+	for _, p := range rs.canon {
+		rs.xop = rs.xop || (p.slot != noSlot && l.slots[p.slot].class == classCID)
 	}
 	return rs, nil
 }

@@ -37,8 +37,17 @@ type run struct {
 	// shared: res.Algorithms is still the template's own list.
 	shared bool
 	e      *Engine
-	doc    xmlscan.Document // the gated message of a generic Body
-	fb     fastBody         // the fast body pass
+	// atts are the other parts of an MTOM package whose root data is,
+	// nil for a plain message; cids the Content-IDs the template's
+	// xop:Includes name (xop.go); flipped the References whose parts
+	// matched in the base64 form other than the learned one.
+	atts    wss.Attachments
+	cids    []string
+	flipped []*refStep
+	bodyInc []bodyInclude    // the xop:Includes of a generic Body
+	swaCIDs []string         // the parts the template's SwA References name (swa.go)
+	doc     xmlscan.Document // the gated message of a generic Body
+	fb      fastBody         // the fast body pass
 	// fast: the generic Body passed the fast body, its digest is bodySum.
 	fast    bool
 	bodySum []byte
@@ -83,6 +92,9 @@ func (r *run) exec() (*wss.Result, error) {
 		}
 	}
 	r.res, r.top = res, t
+	if f := r.attachments(); f != nil {
+		return nil, f
+	}
 	res.Algorithms, r.shared = t.algs, true
 	sigs := 0
 	if err := r.steps(t.steps, &sigs); err != nil {
@@ -278,12 +290,16 @@ func (r *run) signature(st *sigStep, n int) error {
 		return wss.Wrap(wss.ReasonSignature, err, "SignatureValue")
 	}
 	sig.SignatureValue = value
-	sig.Covered = make([]int, len(st.refs))
+	if n := len(st.refs) - st.swaRefs; n > 0 {
+		sig.Covered = make([]int, 0, n) // nil without any, as the DOM engine's
+	}
 	for k := range st.refs {
 		if err := r.reference(&st.refs[k]); err != nil {
 			return err
 		}
-		sig.Covered[k] = r.at(st.refs[k].target)
+		if !st.refs[k].swa {
+			sig.Covered = append(sig.Covered, r.at(st.refs[k].target))
+		}
 	}
 	if st.hasToken {
 		r.res.Token = r.at(st.token)
@@ -319,9 +335,14 @@ func (r *run) signer(st *sigStep) (*trust.Identity, error) {
 		return nil, wss.Failf(wss.ReasonUntrusted, "policy trusts no signer")
 	}
 	leaf := st.leaf
-	if st.bst >= 0 {
+	if st.bst >= 0 || st.bstPart >= 0 {
 		var err error
-		if leaf, err = r.e.certificate(r.val(st.bst)); err != nil {
+		if st.bst >= 0 {
+			leaf, err = r.e.certificate(r.val(st.bst))
+		} else {
+			leaf, err = r.tokenCertificate(st.bstPart)
+		}
+		if err != nil {
 			return nil, err
 		}
 	} else if ts != st.trust {
@@ -340,6 +361,15 @@ func (r *run) reference(rs *refStep) error {
 	want, err := wss.DecodeBase64(r.val(rs.value))
 	if err != nil {
 		return err
+	}
+	if rs.swa {
+		return r.swaReference(rs, want)
+	}
+	if rs.xop {
+		return r.xopReference(rs, want)
+	}
+	if rs.body && len(r.bodyInc) > 0 {
+		return r.xopBodyDigest(rs, want)
 	}
 	if rs.body {
 		if r.fast {

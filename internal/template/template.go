@@ -35,9 +35,18 @@ type Template struct {
 	exemplarValues []byte // length-prefixed, deflated against exDict when set
 	exDict         []byte
 	plain          *plainAt // an inner template: where the plaintext is
-	gbody          *bodyAt  // a generic Body (generic.go), else nil
-	size           int
-	learnedAt      int64
+	// pkg: learned from the root part of an MTOM package (xop.go); it
+	// matches only roots of packages, and a plain template only plain
+	// messages: the same bytes mean another digest with parts.
+	pkg bool
+	xop []include // the root's xop:Includes outside a generic Body, in document order
+	swa []swaRef  // the SwA References of the signatures, in document order
+	// bodySigs: the signatures covering a generic Body, which cover every
+	// part an xop:Include inside it names.
+	bodySigs  []int
+	gbody     *bodyAt // a generic Body (generic.go), else nil
+	size      int
+	learnedAt int64
 
 	hits atomic.Uint64
 	// checked counts hits the DOM engine re-verified and agreed with: a
@@ -122,11 +131,16 @@ type sigStep struct {
 	value        int // SignatureValue slot
 	keyRef       string
 	bst          int // slot of the BinarySecurityToken holding the key, -1
-	token        anchor
-	hasToken     bool
-	leaf         *x509.Certificate // the looked-up signer, when bst < 0
-	trust        *trust.Store      // the store the lookup was made in
-	refs         []refStep
+	// bstPart is the index in Template.xop of the xop:Include of a
+	// BinarySecurityToken whose certificate is a MIME part (WSS4J
+	// storeBytesInAttachment), -1.
+	bstPart  int
+	token    anchor
+	hasToken bool
+	leaf     *x509.Certificate // the looked-up signer, when bst < 0
+	trust    *trust.Store      // the store the lookup was made in
+	refs     []refStep
+	swaRefs  int // how many of refs are SwA References (xop.go)
 }
 
 type refStep struct {
@@ -134,6 +148,17 @@ type refStep struct {
 	canon  []piece
 	value  int // DigestValue slot
 	target anchor
+	// xop: canon holds xop:Include slots, each standing for its part's
+	// base64 (the XOP infoset, XOP 1.0 §3.2), streamed into the digest.
+	// lines: the signer wrote that base64 in the MIME form (76-character
+	// lines), tried first; the other form is tried when it does not match
+	// (here and for a generic Body's xop:Includes).
+	xop, lines bool
+	// swa: an SwA Reference (SwA Profile 1.1 §5.2): value is the digest
+	// of the part whose cid: URI slot uri names, through transform.
+	swa       bool
+	uri       int
+	transform string
 	// body: the target is the generic Body, canonicalized with alg and
 	// prefixes from the gated message instead of canon.
 	body     bool

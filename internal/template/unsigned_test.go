@@ -151,7 +151,7 @@ func TestUnsignedRejectOnTemplateHit(t *testing.T) {
 	res, err := f.dom.Process(first, f.policy, f.now)
 	require.NoError(t, err)
 	require.Equal(t, wss.ReasonUnsigned, reasonOf(f.policy.CheckFacts(res)))
-	tpl, err := f.engine.newTemplate(first, res, f.policy, f.now)
+	tpl, err := f.engine.newTemplate(first, nil, res, f.policy, f.now)
 	require.NoError(t, err)
 	ok, why := f.store.add(tpl)
 	require.True(t, ok, why)

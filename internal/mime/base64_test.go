@@ -1,4 +1,4 @@
-package signer
+package mime
 
 import (
 	"bytes"
@@ -83,4 +83,36 @@ func encodeSplit(t testing.TB, data []byte, splits []int) string {
 	}
 	require.NoError(t, e.Close())
 	return out.String()
+}
+
+// patterned is n bytes of a repeating pattern, generated as it is read.
+type patterned struct{ n, off int64 }
+
+func (p *patterned) Read(b []byte) (int, error) {
+	if p.off >= p.n {
+		return 0, io.EOF
+	}
+	if rest := p.n - p.off; int64(len(b)) > rest {
+		b = b[:rest]
+	}
+	for i := range b {
+		b[i] = byte((p.off + int64(i)) * 7)
+	}
+	p.off += int64(len(b))
+	return len(b), nil
+}
+
+// failWriter fails once it has taken n bytes.
+type failWriter struct {
+	n   int
+	got int
+	err error
+}
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	if w.got+len(p) > w.n {
+		return 0, w.err
+	}
+	w.got += len(p)
+	return len(p), nil
 }

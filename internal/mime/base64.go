@@ -1,4 +1,4 @@
-package signer
+package mime
 
 import (
 	"errors"
@@ -85,10 +85,11 @@ func (e *b64Writer) Close() error {
 	return nil
 }
 
-var errB64Closed = errors.New("signer: base64 writer closed")
+var errB64Closed = errors.New("mime: base64 writer closed")
 
-// NewBase64Writer returns the writer the streaming signer digests XOP
-// attachments with: the padded StdEncoding base64 of its input, written to
-// w; Close writes the final group. Benchmarks use it to measure the digest
-// floor with the same encoder.
+// NewBase64Writer returns the writer XOP attachments are digested with,
+// by the streaming signer and by both verifying engines (EncodeXOP): the
+// padded StdEncoding base64 of its input, written to w; Close writes the
+// final group. Benchmarks use it to measure the digest floor with the same
+// encoder.
 func NewBase64Writer(w io.Writer) io.WriteCloser { return newB64Writer(w) }

@@ -1,0 +1,295 @@
+package template
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/textproto"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/config"
+	"github.com/wssgw/wssgw/internal/dom"
+	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/mime"
+	"github.com/wssgw/wssgw/internal/reload"
+	"github.com/wssgw/wssgw/internal/testvectors"
+	"github.com/wssgw/wssgw/internal/wss"
+	"github.com/wssgw/wssgw/internal/xmlscan"
+)
+
+// memPart is an in-memory wss.Attachment.
+type memPart struct {
+	id   string
+	h    textproto.MIMEHeader
+	data []byte
+}
+
+func (p *memPart) ContentID() string            { return p.id }
+func (p *memPart) ContentType() string          { return p.h.Get("Content-Type") }
+func (p *memPart) Header() textproto.MIMEHeader { return p.h }
+func (p *memPart) Size() int64                  { return int64(len(p.data)) }
+func (p *memPart) Open() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(p.data)), nil }
+
+// memAtts is an in-memory wss.Attachments, which a test can change.
+type memAtts struct {
+	order []string
+	parts map[string]*memPart
+}
+
+func (a *memAtts) IDs() []string { return a.order }
+
+func (a *memAtts) Attachment(cid string) (wss.Attachment, bool) {
+	p, ok := a.parts[cid]
+	return p, ok
+}
+
+func (a *memAtts) Replace(cid string, h textproto.MIMEHeader, r io.Reader) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	a.parts[cid] = &memPart{id: cid, h: h, data: data}
+	return nil
+}
+
+func (a *memAtts) add(id string, data []byte) {
+	a.order = append(a.order, id)
+	a.parts[id] = &memPart{id: id, h: textproto.MIMEHeader{"Content-Type": {"application/octet-stream"}}, data: data}
+}
+
+// clone copies the parts' list (the contents are shared until replaced).
+func (a *memAtts) clone() *memAtts {
+	c := &memAtts{order: append([]string(nil), a.order...), parts: map[string]*memPart{}}
+	for k, v := range a.parts {
+		c.parts[k] = v
+	}
+	return c
+}
+
+// mtomVector is one WSS4J-made MTOM package: its root, parts and clock.
+type mtomVector struct {
+	root []byte
+	atts *memAtts
+	now  time.Time
+}
+
+func readMTOMVector(t testing.TB, set, name string) mtomVector {
+	t.Helper()
+	base := strings.TrimSuffix(testvectors.Path(t, "wss4j/"+set+"/"+name+".mime"), ".mime")
+	raw, err := os.ReadFile(base + ".mime")
+	require.NoError(t, err)
+	ctype, err := os.ReadFile(base + ".ctype")
+	require.NoError(t, err)
+	pkg, err := mime.Read(context.Background(), bytes.NewReader(raw), strings.TrimSpace(string(ctype)), mime.DefaultLimits())
+	require.NoError(t, err)
+	defer pkg.Close()
+	v := mtomVector{root: bytes.Clone(pkg.RootBytes), atts: &memAtts{parts: map[string]*memPart{}}}
+	for _, p := range pkg.Attachments {
+		r, err := p.Open()
+		require.NoError(t, err)
+		data, err := io.ReadAll(r)
+		r.Close()
+		require.NoError(t, err)
+		v.atts.order = append(v.atts.order, p.ContentID())
+		v.atts.parts[p.ContentID()] = &memPart{id: p.ContentID(), h: p.Header(), data: data}
+	}
+	m := vectorCreated.FindSubmatch(v.root)
+	require.NotNil(t, m)
+	created, err := time.Parse(time.RFC3339Nano, string(m[1]))
+	require.NoError(t, err)
+	v.now = created.Add(time.Second)
+	return v
+}
+
+func vectorPolicy(t testing.TB, mutate ...func(*config.Policy)) *wss.Policy {
+	t.Helper()
+	keys := testvectors.Path(t, "wss4j/keys")
+	p := config.DefaultPolicy()
+	for _, m := range mutate {
+		m(&p)
+	}
+	p.Replay = "off"
+	p.Require = []string{config.RequireSignature}
+	p.Trust.CAFiles = []string{filepath.Join(keys, "ca.crt")}
+	p.DecryptionKeys = []config.KeyFiles{{CertFile: filepath.Join(keys, "server.crt"), KeyFile: filepath.Join(keys, "server.key")}}
+	pol, err := wss.Compile("vectors", p, nil, reload.Options{})
+	require.NoError(t, err)
+	return pol
+}
+
+// pastShadow verifies an accepted package as many times as the first hits
+// of a generic Body are shadow-checked, so that later verdicts are the
+// template path's own, not the DOM engine's.
+func pastShadow(t testing.TB, e *Engine, pol *wss.Policy, root []byte, atts wss.Attachments, now time.Time) {
+	t.Helper()
+	for range genericShadowHits {
+		res, _, err := verifyPackage(e, pol, root, atts, now)
+		require.NoError(t, err)
+		require.Equal(t, metrics.LookupHit, res.Lookup)
+	}
+}
+
+// verifyPackage runs the whole security stage (engine, policy, forwarded
+// bytes) on a package.
+func verifyPackage(e wss.AttachmentEngine, pol *wss.Policy, root []byte, atts wss.Attachments, now time.Time) (*wss.Result, []byte, error) {
+	return pol.VerifyAttachments(context.Background(), e, root, atts, now)
+}
+
+// TestWSS4JMTOMHits: CXF's MTOM form (WSS4J storeBytesInAttachment: the
+// signer's certificate in a part, the Body's attachment signed through
+// the XOP infoset) is learned from the first package and verified on the
+// template path from the second on, with the DOM engine's facts and
+// forwarded root; the sign+encrypt form (CipherValues in parts) stays on
+// the DOM engine and is counted as a miss.
+func TestWSS4JMTOMHits(t *testing.T) {
+	d, err := dom.New(xmlscan.DefaultConfig())
+	require.NoError(t, err)
+	for _, c := range []struct {
+		set  string
+		hit  bool
+		keep bool // keepSecurityHeader: the certificate's part goes on
+	}{
+		{"mtom-store-sign", true, false}, {"mtom-store-sign-soap12", true, false},
+		{"mtom-store-sign", true, true}, {"mtom-store-sign-soap12", true, true},
+		{"mtom-store-signencr", false, false}, {"mtom-store-signencr-soap12", false, false},
+	} {
+		pol := vectorPolicy(t, func(p *config.Policy) { p.KeepSecurityHeader = c.keep })
+		t.Run(fmt.Sprintf("ok/%s/keepSecurityHeader=%v", c.set, c.keep), func(t *testing.T) {
+			e, err := New(d, xmlscan.DefaultConfig(), NewStore(pol, testOptions(), nil), nil)
+			require.NoError(t, err)
+			for k, name := range []string{"0000", "0001"} {
+				v := readMTOMVector(t, c.set, name)
+				got, gout, gerr := verifyPackage(e, pol, v.root, v.atts, v.now)
+				want, wout, werr := verifyPackage(d, pol, v.root, v.atts.clone(), v.now)
+				require.NoError(t, werr)
+				require.NoError(t, gerr)
+				assert.Equal(t, wout, gout, "forwarded root")
+				assert.Empty(t, Compare(got, gerr, want, werr, pol), name)
+				assert.Equal(t, c.keep, len(got.Consumed) == 0, "the certificate's part goes on only with the header")
+				if !c.hit {
+					// CipherValues in parts: no template describes it.
+					assert.Equal(t, metrics.LookupNotApplicable, got.Lookup)
+					continue
+				}
+				if k == 0 {
+					assert.Equal(t, metrics.LookupNoTemplate, got.Lookup)
+					if c.hit {
+						pastShadow(t, e, pol, v.root, v.atts, v.now)
+					}
+					continue
+				}
+				if c.hit {
+					assert.Equal(t, metrics.LookupHit, got.Lookup, "the second package of %s hits", c.set)
+				} else {
+					assert.NotEqual(t, metrics.LookupHit, got.Lookup)
+				}
+			}
+		})
+	}
+}
+
+var (
+	bstHref   = regexp.MustCompile(`(BinarySecurityToken [^>]*><xop:Include href=")cid:([^"]+)"`)
+	photoHref = regexp.MustCompile(`href="cid:(photo[0-9]@example.org)"`)
+)
+
+// TestMTOMHitRejections attacks a package whose shape the template path
+// knows: each change is decided exactly as the DOM engine decides it, a
+// rejection on both, never an accept on one.
+func TestMTOMHitRejections(t *testing.T) {
+	pol := vectorPolicy(t)
+	d, err := dom.New(xmlscan.DefaultConfig())
+	require.NoError(t, err)
+	const set = "mtom-store-sign"
+	for _, c := range []struct {
+		name   string
+		change func(t *testing.T, v *mtomVector)
+		lookup string // of the template engine, "" for any
+	}{
+		{"ok/unchanged", func(*testing.T, *mtomVector) {}, metrics.LookupHit},
+		{"fail/tampered attachment", func(t *testing.T, v *mtomVector) {
+			cid := string(photoHref.FindSubmatch(v.root)[1])
+			p := *v.atts.parts[cid]
+			p.data = bytes.Clone(p.data)
+			p.data[len(p.data)-10] ^= 1
+			v.atts.parts[cid] = &p
+		}, metrics.LookupHit},
+		{"fail/tampered certificate", func(t *testing.T, v *mtomVector) {
+			cid := string(bstHref.FindSubmatch(v.root)[2])
+			p := *v.atts.parts[cid]
+			p.data = bytes.Clone(p.data)
+			p.data[len(p.data)-300] ^= 1
+			v.atts.parts[cid] = &p
+		}, metrics.LookupHit},
+		{"fail/unreferenced part", func(t *testing.T, v *mtomVector) {
+			v.atts.add("extra@example.org", []byte("smuggled"))
+		}, metrics.LookupHit},
+		{"fail/part referenced twice", func(t *testing.T, v *mtomVector) {
+			cid := photoHref.FindSubmatch(v.root)[1]
+			v.root = bstHref.ReplaceAll(v.root, []byte(`${1}cid:`+string(cid)+`"`))
+		}, metrics.LookupRejected},
+		{"fail/two includes in one element", func(t *testing.T, v *mtomVector) {
+			m := photoHref.FindIndex(v.root)
+			end := bytes.Index(v.root[m[1]:], []byte("/>")) + m[1] + 2
+			inc := bytes.Clone(v.root[bytes.LastIndex(v.root[:m[0]], []byte("<xop:Include")):end])
+			v.root = append(v.root[:end:end], append(inc, v.root[end:]...)...)
+		}, metrics.LookupRejected}, // the generic Body matches; mime.CheckInclude refuses it
+		{"fail/href not cid:", func(t *testing.T, v *mtomVector) {
+			v.root = photoHref.ReplaceAll(v.root, []byte(`href="http://example.org/${1}"`))
+		}, metrics.LookupRejected},
+		{"fail/href to no part", func(t *testing.T, v *mtomVector) {
+			v.root = photoHref.ReplaceAll(v.root, []byte(`href="cid:missing@example.org"`))
+		}, metrics.LookupRejected},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, err := New(d, xmlscan.DefaultConfig(), NewStore(pol, testOptions(), nil), nil)
+			require.NoError(t, err)
+			first := readMTOMVector(t, set, "0000")
+			res, _, err := verifyPackage(e, pol, first.root, first.atts, first.now)
+			require.NoError(t, err)
+			require.Equal(t, metrics.LookupNoTemplate, res.Lookup)
+			pastShadow(t, e, pol, first.root, first.atts, first.now)
+			v := readMTOMVector(t, set, "0001")
+			c.change(t, &v)
+			got, gout, gerr := verifyPackage(e, pol, v.root, v.atts, v.now)
+			_, wout, werr := verifyPackage(d, pol, v.root, v.atts.clone(), v.now)
+			assert.Equal(t, werr == nil, gerr == nil, "verdicts: template %v, DOM %v", gerr, werr)
+			assert.Equal(t, wout, gout)
+			if strings.HasPrefix(c.name, "fail/") {
+				assert.Error(t, gerr)
+			} else {
+				assert.NoError(t, gerr)
+			}
+			if c.lookup != "" && got != nil {
+				assert.Equal(t, c.lookup, got.Lookup)
+			}
+		})
+	}
+}
+
+// TestPackageAndPlainTemplatesApart: a template learned from a package's
+// root never verifies a plain message of the same bytes (its digests
+// would cover the xop:Include element, not the part).
+func TestPackageAndPlainTemplatesApart(t *testing.T) {
+	pol := vectorPolicy(t)
+	d, err := dom.New(xmlscan.DefaultConfig())
+	require.NoError(t, err)
+	e, err := New(d, xmlscan.DefaultConfig(), NewStore(pol, testOptions(), nil), nil)
+	require.NoError(t, err)
+	first := readMTOMVector(t, "mtom-store-sign", "0000")
+	_, _, err = verifyPackage(e, pol, first.root, first.atts, first.now)
+	require.NoError(t, err)
+	v := readMTOMVector(t, "mtom-store-sign", "0001")
+	res, err := e.Process(v.root, pol, v.now)
+	require.Error(t, err, "a package's root alone is not a message")
+	assert.NotEqual(t, metrics.LookupHit, res.Lookup)
+}
