@@ -1,4 +1,4 @@
-package main
+package testtraffic
 
 import (
 	"fmt"
@@ -56,6 +56,9 @@ var operations = func() []operation {
 	return ops
 }()
 
+// Operations is the number of operations in the mix.
+func Operations() int { return len(operations) }
+
 // texts are payload values as applications write them: markup characters
 // that must be escaped, and non-ASCII in several scripts (issue 14:
 // "escaped text").
@@ -65,14 +68,14 @@ var texts = []string{
 	"R&D <urgent>", "naïve façade", "Zürich 8001", "tab\tand spaces", "emoji 🚚 delivery",
 }
 
-// maxItems bounds a list's length (issue 14: lists of 0–100 items).
-const maxItems = 100
+// MaxItems bounds a list's length (issue 14: lists of 0–100 items).
+const MaxItems = 100
 
-// listLen draws a list length in [0, maxItems] with a long tail: n is
-// ⌊(maxItems+1)·u⁵⌋ for uniform u, so 40 % of lists are empty, the median
+// ListLen draws a list length in [0, MaxItems] with a long tail: n is
+// ⌊(MaxItems+1)·u⁵⌋ for uniform u, so 40 % of lists are empty, the median
 // is 3 items, about one list in 8 has 50 or more, and 1 in 500 is full.
-func listLen(r *rand.Rand) int {
-	return min(maxItems, int((maxItems+1)*math.Pow(r.Float64(), 5)))
+func ListLen(r *rand.Rand) int {
+	return min(MaxItems, int((MaxItems+1)*math.Pow(r.Float64(), 5)))
 }
 
 // escape writes s as XML character data or attribute value.

@@ -1,13 +1,14 @@
-package main
+package testtraffic
 
 import (
+	"crypto"
+	"crypto/x509"
 	"encoding/xml"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"time"
 
-	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/signer"
 )
 
@@ -58,63 +59,84 @@ var stacks = []stack{
 	},
 }
 
-// message is one generated request.
-type message struct {
-	stack, op string
-	items     int // items over all lists
-	plain     []byte
-	signed    []byte
+// Message is one generated request.
+type Message struct {
+	Stack, Op string
+	// Headers are the WS-Addressing headers the stack signs (local names).
+	Headers []string
+	// Items counts the items over all lists.
+	Items  int
+	Plain  []byte // the envelope before signing
+	Signed []byte
 }
 
-// generator makes the mix: seeded, so a run is reproducible byte for byte
+// Config makes a Generator.
+type Config struct {
+	Seed        uint64
+	Signer      crypto.Signer
+	Certificate *x509.Certificate
+	// Now is the signing time of every message (Timestamps live an hour).
+	Now time.Time
+	// Variety writes payloads in every form listed in the package
+	// documentation; off, the mix is bench/templates's.
+	Variety bool
+}
+
+// Generator makes the mix: seeded, so a run is reproducible byte for byte
 // (the signer's ids come from the same seeded stream; RSA PKCS#1 v1.5
-// signatures are deterministic).
-type generator struct {
-	r   *rand.Rand
+// signatures are deterministic). It is not safe for concurrent use.
+type Generator struct {
+	// R is the generator's random stream, for tests that draw from the
+	// mix's distributions (ListLen).
+	R   *rand.Rand
 	rd  *rand.ChaCha8
-	kp  *wcrypto.KeyPair
-	now time.Time
+	c   Config
 	seq int
 }
 
-func newGenerator(seed uint64, kp *wcrypto.KeyPair, now time.Time) *generator {
+// New returns a generator of c's mix.
+func New(c Config) *Generator {
 	var s [32]byte
 	for i := range 8 {
-		s[i] = byte(seed >> (8 * i))
+		s[i] = byte(c.Seed >> (8 * i))
 	}
-	return &generator{r: rand.New(rand.NewPCG(seed, 14)), rd: rand.NewChaCha8(s), kp: kp, now: now}
+	return &Generator{R: rand.New(rand.NewPCG(c.Seed, 14)), rd: rand.NewChaCha8(s), c: c}
 }
 
-// next returns the next message: a stack (60 % the first), an operation
+// SetNow changes the signing time of the messages that follow.
+func (g *Generator) SetNow(t time.Time) { g.c.Now = t }
+
+// Next returns the next message: a stack (60 % the first), an operation
 // (Zipf-like: a few operations carry most traffic) and a payload.
-func (g *generator) next() (message, error) {
+func (g *Generator) Next() (Message, error) {
 	st := &stacks[0]
-	if g.r.Float64() >= 0.6 {
+	if g.R.Float64() >= 0.6 {
 		st = &stacks[1]
 	}
 	op := &operations[g.opIndex()]
 	plain, items := g.envelope(st, op)
 	o := signer.DefaultOptions()
-	o.Signer, o.Certificate, o.KeyReference = g.kp.Signer, g.kp.Certificate, st.keyRef
+	o.Signer, o.Certificate, o.KeyReference = g.c.Signer, g.c.Certificate, st.keyRef
 	o.InclusivePrefixes, o.TTL, o.Rand = st.inclusive, time.Hour, g.rd
-	o.Now = func() time.Time { return g.now }
+	now := g.c.Now
+	o.Now = func() time.Time { return now }
 	for _, h := range st.headers {
 		o.SignHeaders = append(o.SignHeaders, xml.Name{Space: nsWSA, Local: h})
 	}
 	signed, err := signer.Secure(plain, o)
 	if err != nil {
-		return message{}, fmt.Errorf("%s %s: %w", st.name, op.name, err)
+		return Message{}, fmt.Errorf("%s %s: %w", st.name, op.name, err)
 	}
-	return message{stack: st.name, op: op.name, items: items, plain: plain, signed: signed}, nil
+	return Message{Stack: st.name, Op: op.name, Headers: st.headers, Items: items, Plain: plain, Signed: signed}, nil
 }
 
 // opIndex draws an operation with weight 1/(k+1).
-func (g *generator) opIndex() int {
+func (g *Generator) opIndex() int {
 	var total float64
 	for k := range operations {
 		total += 1 / float64(k+1)
 	}
-	x := g.r.Float64() * total
+	x := g.R.Float64() * total
 	for k := range operations {
 		if x -= 1 / float64(k+1); x < 0 {
 			return k
@@ -124,11 +146,15 @@ func (g *generator) opIndex() int {
 }
 
 // envelope writes the plain request of op as stack st writes it.
-func (g *generator) envelope(st *stack, op *operation) ([]byte, int) {
+func (g *Generator) envelope(st *stack, op *operation) ([]byte, int) {
 	g.seq++
+	var v *variety
+	if g.c.Variety {
+		v = g.drawVariety(st, op)
+	}
 	var b strings.Builder
 	sp, ap := st.soapPfx, st.wsaPfx
-	fmt.Fprintf(&b, `<%s:Envelope xmlns:%s="%s" xmlns:%s="%s"><%s:Header>`, sp, sp, st.soapNS, ap, nsWSA, sp)
+	fmt.Fprintf(&b, `<%s:Envelope xmlns:%s="%s" xmlns:%s="%s"%s><%s:Header>`, sp, sp, st.soapNS, ap, nsWSA, v.on(declEnvelope), sp)
 	for _, h := range st.headers {
 		switch h {
 		case "To":
@@ -137,49 +163,83 @@ func (g *generator) envelope(st *stack, op *operation) ([]byte, int) {
 			fmt.Fprintf(&b, `<%s:Action>%s/%s</%s:Action>`, ap, op.ns, op.name, ap)
 		case "MessageID":
 			fmt.Fprintf(&b, `<%s:MessageID>urn:uuid:%08x-%04x-4%03x-8%03x-%012x</%s:MessageID>`, ap,
-				g.r.Uint32(), g.r.Uint32()&0xffff, g.r.Uint32()&0xfff, g.r.Uint32()&0xfff, g.r.Uint64()&0xffffffffffff, ap)
+				g.R.Uint32(), g.R.Uint32()&0xffff, g.R.Uint32()&0xfff, g.R.Uint32()&0xfff, g.R.Uint64()&0xffffffffffff, ap)
 		case "ReplyTo":
 			fmt.Fprintf(&b, `<%s:ReplyTo><%s:Address>%s/anonymous</%s:Address></%s:ReplyTo>`, ap, ap, nsWSA, ap, ap)
 		}
 	}
-	fmt.Fprintf(&b, `</%s:Header><%s:Body>`, sp, sp)
-	open, p := st.payload(op)
-	b.WriteString(open)
+	fmt.Fprintf(&b, `</%s:Header><%s:Body%s>`, sp, sp, v.on(declBody))
+	var p string
+	if v == nil {
+		var open string
+		open, p = st.payload(op)
+		b.WriteString(open)
+	} else {
+		p = v.openRoot(&b, op)
+	}
 	for _, f := range op.fields {
-		g.element(&b, p, f)
+		g.element(&b, v, p, f)
+	}
+	if v != nil && v.ext {
+		v.indentTo(&b, 1)
+		g.extension(&b, v)
 	}
 	items := 0
 	for _, l := range op.lists {
-		n := listLen(g.r)
+		n := ListLen(g.R)
 		items += n
-		fmt.Fprintf(&b, `<%s%ss>`, p, l.item)
-		for i := range n {
-			fmt.Fprintf(&b, `<%s%s no="%d">`, p, l.item, i+1)
-			for _, f := range l.fields {
-				g.element(&b, p, f)
-			}
-			fmt.Fprintf(&b, `</%s%s>`, p, l.item)
+		lp := p
+		v.indentTo(&b, 1)
+		if v == nil {
+			fmt.Fprintf(&b, `<%s%ss>`, p, l.item)
+		} else {
+			lp = v.openList(&b, op, l.item+"s")
 		}
-		fmt.Fprintf(&b, `</%s%ss>`, p, l.item)
+		for i := range n {
+			v.indentTo(&b, 2)
+			if v == nil {
+				fmt.Fprintf(&b, `<%s%s no="%d">`, lp, l.item, i+1)
+			} else {
+				g.openItem(&b, v, lp+l.item, i+1)
+			}
+			for _, f := range l.fields {
+				g.element(&b, v.deeper(), lp, f)
+			}
+			v.indentTo(&b, 2)
+			fmt.Fprintf(&b, `</%s%s>`, lp, l.item)
+		}
+		v.indentTo(&b, 1)
+		fmt.Fprintf(&b, `</%s%ss>`, lp, l.item)
 	}
+	v.indentTo(&b, 0)
 	fmt.Fprintf(&b, `</%s%s></%s:Body></%s:Envelope>`, p, op.name, sp, sp)
 	return []byte(b.String()), items
 }
 
 // element writes f unless it is drawn absent, with a text value: a number,
 // an identifier or one of the escaped texts.
-func (g *generator) element(b *strings.Builder, p string, f field) {
-	if f.optional > 0 && g.r.Float64() < f.optional {
+func (g *Generator) element(b *strings.Builder, v *variety, p string, f field) {
+	if f.optional > 0 && g.R.Float64() < f.optional {
 		return
 	}
+	if v != nil {
+		v.indentTo(b, v.depth+1)
+		if g.emptyElement(b, p+f.name) {
+			return
+		}
+	}
 	fmt.Fprintf(b, `<%s%s>`, p, f.name)
-	switch g.r.IntN(3) {
+	switch g.R.IntN(3) {
 	case 0:
-		fmt.Fprintf(b, "%d", g.r.IntN(100000))
+		fmt.Fprintf(b, "%d", g.R.IntN(100000))
 	case 1:
-		fmt.Fprintf(b, "ID-%d-%06d", g.seq, g.r.IntN(1000000))
+		fmt.Fprintf(b, "ID-%d-%06d", g.seq, g.R.IntN(1000000))
 	default:
-		escape(b, texts[g.r.IntN(len(texts))])
+		if v == nil {
+			escape(b, texts[g.R.IntN(len(texts))])
+		} else {
+			g.text(b, v)
+		}
 	}
 	fmt.Fprintf(b, `</%s%s>`, p, f.name)
 }
