@@ -268,3 +268,32 @@ func firstDiff(a string, b []byte) int {
 	}
 	return min(len(a), len(b))
 }
+
+// TestHitForwardsSignedBytes is the smallest case of the bug
+// TestProcessKeepsInput found: a hit on <m:A>x > y</m:A>...<m:C>P&amp;G</m:C>
+// forwarded <m:A>P&G y</m:A>, bytes nobody signed and not even
+// well-formed, because the raw '>' made the first value scratch and the
+// next one was normalized over it; a '"' in a single-quoted value did the
+// same.
+func TestHitForwardsSignedBytes(t *testing.T) {
+	f := newFixture(t, nil, testOptions())
+	env := func(a, b, c string) []byte {
+		return []byte(`<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Header/><soap:Body>` +
+			`<m:Order xmlns:m="urn:o"><m:A>` + a + `</m:A><m:B b='` + b + `'/><m:C>` + c + `</m:C></m:Order></soap:Body></soap:Envelope>`)
+	}
+	_, err := f.engine.Process(f.sign(t, env("1", "2", "3"), f.rsa, signer.RefBST, f.now, nil), f.policy, f.now)
+	require.NoError(t, err)
+	for name, c := range map[string][3]string{
+		"ok/raw-gt-then-reference":   {"x > y", "q", "P&amp;G"},
+		"ok/quote-then-reference":    {"1", `say "hi"`, "P&amp;G"},
+		"ok/quote-then-tab-in-value": {"1", `say "hi"`, "a&#9;b"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			msg := f.sign(t, env(c[0], c[1], c[2]), f.rsa, signer.RefBST, f.now, nil)
+			res, out, err := f.policy.Verify(context.Background(), f.engine, msg, f.now)
+			require.NoError(t, err)
+			require.Equal(t, metrics.LookupHit, res.Lookup)
+			assert.Contains(t, string(out), `<m:A>`+c[0]+`</m:A><m:B b='`+c[1]+`'/><m:C>`+c[2]+`</m:C>`)
+		})
+	}
+}
