@@ -47,6 +47,7 @@ func Payload(msg []byte) ([]PayloadMutant, error) {
 	p.values()
 	p.attributes()
 	p.namespaces()
+	p.context()
 	p.injected()
 	p.characters()
 	if p.err != nil {
@@ -319,6 +320,81 @@ func (p *payload) namespaces() {
 		p.add(true, "ns/declaration-moved-to-body", m.apply(drop, m.addAttrs(m.body, decl)))
 		p.add(true, "ns/declaration-moved-to-envelope", m.apply(drop, m.addAttrs(0, decl)))
 	}
+}
+
+// context changes what the Body inherits from the Envelope and its own
+// start tag: declarations and xml:* attributes. Exclusive C14N renders an
+// inherited declaration only when the Body's subtree uses its prefix or
+// the Reference's InclusiveNamespaces PrefixList names it, and no
+// inherited xml:* attribute (exc-c14n §3), so a Body digested without its
+// context must take exactly these into account.
+func (p *payload) context() {
+	m, d := p.m, p.m.doc
+	listed := p.prefixList()
+	used := map[string]bool{}
+	for i := m.body; i < m.el(m.body).Next; i++ {
+		used[m.el(i).Prefix] = true
+		for _, a := range d.AttrsOf(i) {
+			used[a.Prefix] = true
+		}
+	}
+	const other = "urn:wssgw:attack:context"
+	p.add(true, "context/unused-declaration-on-body", m.apply(m.addAttrs(m.body, `xmlns:atkunused="`+other+`"`)))
+	p.add(true, "context/unused-declaration-on-envelope", m.apply(m.addAttrs(0, `xmlns:atkunused="`+other+`"`)))
+	p.add(true, "context/xml-lang-on-envelope", m.apply(m.addAttrs(0, `xml:lang="de"`)))
+	p.add(false, "context/xml-lang-on-body", m.apply(m.addAttrs(m.body, `xml:lang="de"`)))
+	for _, n := range d.NSDeclsOf(0) {
+		if n.Prefix == "" || used[n.Prefix] {
+			continue
+		}
+		if listed[n.Prefix] {
+			p.add(false, "context/listed-prefix-rebound-on-body", m.apply(m.rebind(m.body, n.Prefix, other)))
+		} else {
+			p.add(true, "context/unlisted-prefix-rebound-on-body", m.apply(m.rebind(m.body, n.Prefix, other)))
+		}
+	}
+	// A default namespace on the Body reaches the Body's canonical form
+	// when the PrefixList names #default or an unprefixed element in the
+	// Body inherits it.
+	p.add(!listed["#default"] && !p.inheritsDefault(), "context/default-declared-on-body", m.apply(m.rebind(m.body, "", other)))
+}
+
+// prefixList is the set of prefixes in the InclusiveNamespaces PrefixList
+// of the Reference to the Body.
+func (p *payload) prefixList() map[string]bool {
+	m := p.m
+	out := map[string]bool{}
+	r := m.refTo(m.bodyID)
+	if r < 0 {
+		return out
+	}
+	for i := r; i < m.el(r).Next; i++ {
+		if m.el(i).Local == "InclusiveNamespaces" {
+			for _, f := range strings.Fields(m.attr(i, "", "PrefixList")) {
+				out[f] = true
+			}
+		}
+	}
+	return out
+}
+
+// inheritsDefault reports whether an unprefixed element in the Body has
+// no default namespace declaration between it and the Body.
+func (p *payload) inheritsDefault() bool {
+	m := p.m
+	for i := m.body + 1; i < m.el(m.body).Next; i++ {
+		if m.el(i).Prefix != "" {
+			continue
+		}
+		own := false
+		for a := i; a != m.body && !own; a = m.el(a).Parent {
+			_, own = m.nsDecl(a, "")
+		}
+		if !own {
+			return true
+		}
+	}
+	return false
 }
 
 // usesDefault reports whether an element of the payload is unprefixed.

@@ -120,6 +120,7 @@ func TestPayloadCovers(t *testing.T) {
 		"inject/signature-in-payload", "inject/security-in-payload", "inject/comment-in-value", "inject/cdata-same-value",
 		"chars/letter-as-reference", "chars/amp-as-reference", "chars/non-ascii-as-reference", "chars/lf-as-crlf",
 		"chars/lf-as-cr-reference", "chars/cr-reference-made-raw", "chars/empty-element-long",
+		"context/listed-prefix-rebound-on-body", "context/unlisted-prefix-rebound-on-body", "context/default-declared-on-body", "context/xml-lang-on-envelope",
 	} {
 		assert.True(t, seen["payload/"+n], "no message gets %s", n)
 	}
