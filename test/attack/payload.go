@@ -343,6 +343,7 @@ func (p *payload) context() {
 	p.add(true, "context/unused-declaration-on-envelope", m.apply(m.addAttrs(0, `xmlns:atkunused="`+other+`"`)))
 	p.add(true, "context/xml-lang-on-envelope", m.apply(m.addAttrs(0, `xml:lang="de"`)))
 	p.add(false, "context/xml-lang-on-body", m.apply(m.addAttrs(m.body, `xml:lang="de"`)))
+	p.add(false, "context/attribute-on-body", m.apply(m.addAttrs(m.body, `xmlns:atkattr="`+other+`" atkattr:role="admin"`)))
 	for _, n := range d.NSDeclsOf(0) {
 		if n.Prefix == "" || used[n.Prefix] {
 			continue
