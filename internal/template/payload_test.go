@@ -23,6 +23,12 @@ func (f *fixture) traffic(seed uint64, variety bool) *testtraffic.Generator {
 	return testtraffic.New(testtraffic.Config{Seed: seed, Signer: f.rsa.Key, Certificate: f.rsa.Cert, Now: f.now, Variety: variety})
 }
 
+// trafficMode is one way of running the mix through the engines.
+type trafficMode struct {
+	name             string
+	variety, encrypt bool
+}
+
 // verdict is one message through both engines under the policy, as the
 // gateway runs them: "" when they agree on the verdict, the facts and
 // the forwarded bytes, else what differs.
@@ -57,10 +63,18 @@ func TestTrafficAgrees(t *testing.T) {
 	if testing.Short() {
 		learn, fresh = 10, 60
 	}
-	for _, variety := range []bool{false, true} {
-		t.Run(fmt.Sprintf("ok/variety=%v", variety), func(t *testing.T) {
+	for _, mode := range []trafficMode{{"mix", false, false}, {"variety", true, false}, {"variety-encrypted", true, true}} {
+		t.Run("ok/"+mode.name, func(t *testing.T) {
 			f := newFixture(t, nil, testOptions())
-			g := f.traffic(14, variety)
+			c := testtraffic.Config{Seed: 14, Signer: f.rsa.Key, Certificate: f.rsa.Cert, Now: f.now, Variety: mode.variety}
+			if mode.encrypt {
+				c.EncryptFor = f.gw.Cert
+			}
+			g := testtraffic.New(c)
+			fresh := fresh
+			if mode.encrypt {
+				fresh /= 2 // RSA-OAEP per message on both engines
+			}
 			for i := range learn {
 				m, err := g.Next()
 				require.NoError(t, err)
@@ -76,8 +90,8 @@ func TestTrafficAgrees(t *testing.T) {
 				require.NoError(t, v.werr, "message %d (%s %s): the DOM engine rejects a legitimate message", i, m.Stack, m.Op)
 				lookups[v.got.Lookup]++
 			}
-			t.Logf("variety=%v: %d fresh messages after learning %d: %d hits, %d misses %v, %d templates held",
-				variety, fresh, learn, lookups[metrics.LookupHit], fresh-lookups[metrics.LookupHit], lookups, f.store.Len())
+			t.Logf("%s: %d fresh messages after learning %d: %d hits, %d misses %v, %d templates held",
+				mode.name, fresh, learn, lookups[metrics.LookupHit], fresh-lookups[metrics.LookupHit], lookups, f.store.Len())
 		})
 	}
 }

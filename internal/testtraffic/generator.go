@@ -80,6 +80,10 @@ type Config struct {
 	// Variety writes payloads in every form listed in the package
 	// documentation; off, the mix is bench/templates's.
 	Variety bool
+	// EncryptFor, if set, is the RSA certificate every message's Body
+	// content is encrypted for after signing (signer.Options.EncryptFor,
+	// the signer's default algorithms and key reference).
+	EncryptFor *x509.Certificate
 }
 
 // Generator makes the mix: seeded, so a run is reproducible byte for byte
@@ -120,6 +124,7 @@ func (g *Generator) Next() (Message, error) {
 	o.InclusivePrefixes, o.TTL, o.Rand = st.inclusive, time.Hour, g.rd
 	now := g.c.Now
 	o.Now = func() time.Time { return now }
+	o.EncryptFor = g.c.EncryptFor
 	for _, h := range st.headers {
 		o.SignHeaders = append(o.SignHeaders, xml.Name{Space: nsWSA, Local: h})
 	}
