@@ -129,7 +129,7 @@ func run(o options) error {
 		return err
 	}
 	now := time.Now().UTC().Truncate(time.Second)
-	g := testtraffic.New(testtraffic.Config{Seed: o.seed, Signer: kp.Signer, Certificate: kp.Certificate, Now: now})
+	g := testtraffic.New(o.seed, kp, func() time.Time { return now })
 	var hits, counted, bytes int
 	lookups := map[string]int{}
 	for i := range o.n {

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/signer"
 	"github.com/wssgw/wssgw/internal/testtraffic"
@@ -20,7 +22,9 @@ import (
 // traffic is the realistic two-stack mix (issue 14) signed with the
 // fixture's partner key at the fixture's time.
 func (f *fixture) traffic(seed uint64, variety bool) *testtraffic.Generator {
-	return testtraffic.New(testtraffic.Config{Seed: seed, Signer: f.rsa.Key, Certificate: f.rsa.Cert, Now: f.now, Variety: variety})
+	g := testtraffic.New(seed, &wcrypto.KeyPair{Signer: f.rsa.Key, Certificate: f.rsa.Cert}, func() time.Time { return f.now })
+	g.Variety = variety
+	return g
 }
 
 // trafficMode is one way of running the mix through the engines.
@@ -66,11 +70,10 @@ func TestTrafficAgrees(t *testing.T) {
 	for _, mode := range []trafficMode{{"mix", false, false}, {"variety", true, false}, {"variety-encrypted", true, true}} {
 		t.Run("ok/"+mode.name, func(t *testing.T) {
 			f := newFixture(t, nil, testOptions())
-			c := testtraffic.Config{Seed: 14, Signer: f.rsa.Key, Certificate: f.rsa.Cert, Now: f.now, Variety: mode.variety}
+			g := f.traffic(14, mode.variety)
 			if mode.encrypt {
-				c.EncryptFor = f.gw.Cert
+				g.EncryptFor = f.gw.Cert
 			}
-			g := testtraffic.New(c)
 			fresh := fresh
 			if mode.encrypt {
 				fresh /= 2 // RSA-OAEP per message on both engines

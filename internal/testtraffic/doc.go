@@ -7,7 +7,7 @@
 //
 // The default mix is the one bench/templates measures: the same seed makes
 // the same bytes, so figures measured before and after a change are
-// comparable. Config.Variety adds what the template automaton's
+// comparable. Generator.Variety adds what the template automaton's
 // generalization must survive and the mix leaves out: namespace prefixes
 // (default namespace, other and shadowing prefixes, redeclarations mid-tree,
 // xmlns="" undeclarations, unused declarations, declarations on the Body or
@@ -18,5 +18,10 @@
 // same verdict, facts and forwarded bytes on every message either mode
 // makes (internal/template's differential tests).
 //
-// The package is test tooling: only tests and bench/ import it.
+// Fresh makes fresh-shape messages: what an attacker with a trusted key
+// sends to push the gateway off its template path, each of a structure no
+// template store has seen (bench/proxy's fresh-shape scenario).
+//
+// The package is test tooling: only tests and bench/ import it (one copy
+// for both; bench/internal could not serve internal/'s tests).
 package testtraffic

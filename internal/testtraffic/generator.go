@@ -1,7 +1,6 @@
 package testtraffic
 
 import (
-	"crypto"
 	"crypto/x509"
 	"encoding/xml"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/signer"
 )
 
@@ -30,6 +30,7 @@ type stack struct {
 	headers   []string                                      // wsa headers in the stack's order
 	keyRef    string
 	inclusive bool
+	extra     string // markup of further header blocks, after the addressing ones (fresh.go)
 }
 
 // stacks are the two partners of the mix. The Security header's own
@@ -62,77 +63,87 @@ var stacks = []stack{
 // Message is one generated request.
 type Message struct {
 	Stack, Op string
-	// Headers are the WS-Addressing headers the stack signs (local names).
-	Headers []string
-	// Items counts the items over all lists.
-	Items  int
-	Plain  []byte // the envelope before signing
-	Signed []byte
+	Items     int    // items over all lists
+	Plain     []byte // the envelope before signing
+	Signed    []byte
 }
 
-// Config makes a Generator.
-type Config struct {
-	Seed        uint64
-	Signer      crypto.Signer
-	Certificate *x509.Certificate
-	// Now is the signing time of every message (Timestamps live an hour).
-	Now time.Time
-	// Variety writes payloads in every form listed in the package
-	// documentation; off, the mix is bench/templates's.
+// Generator makes the mix: seeded, so a run is reproducible byte for byte
+// when its clock is (the signer's ids come from the same seeded stream;
+// RSA PKCS#1 v1.5 signatures are deterministic). One Generator is not safe
+// for concurrent use; run one per goroutine with different seeds.
+type Generator struct {
+	// Variety writes payloads in every form the package documentation
+	// lists; off, the mix is the one bench/templates measures.
 	Variety bool
 	// EncryptFor, if set, is the RSA certificate every message's Body
 	// content is encrypted for after signing (signer.Options.EncryptFor,
 	// the signer's default algorithms and key reference).
 	EncryptFor *x509.Certificate
-}
 
-// Generator makes the mix: seeded, so a run is reproducible byte for byte
-// (the signer's ids come from the same seeded stream; RSA PKCS#1 v1.5
-// signatures are deterministic). It is not safe for concurrent use.
-type Generator struct {
-	// R is the generator's random stream, for tests that draw from the
-	// mix's distributions (ListLen).
-	R   *rand.Rand
+	r   *rand.Rand
 	rd  *rand.ChaCha8
-	c   Config
+	kp  *wcrypto.KeyPair
+	now func() time.Time
 	seq int
 }
 
-// New returns a generator of c's mix.
-func New(c Config) *Generator {
+// New returns the generator of seed, signing with kp; now dates each
+// message's Timestamp (a fixed time for reproducible bytes, time.Now for
+// messages a gateway with a replay store accepts once each).
+func New(seed uint64, kp *wcrypto.KeyPair, now func() time.Time) *Generator {
 	var s [32]byte
 	for i := range 8 {
-		s[i] = byte(c.Seed >> (8 * i))
+		s[i] = byte(seed >> (8 * i))
 	}
-	return &Generator{R: rand.New(rand.NewPCG(c.Seed, 14)), rd: rand.NewChaCha8(s), c: c}
+	return &Generator{r: rand.New(rand.NewPCG(seed, 14)), rd: rand.NewChaCha8(s), kp: kp, now: now}
 }
-
-// SetNow changes the signing time of the messages that follow.
-func (g *Generator) SetNow(t time.Time) { g.c.Now = t }
 
 // Next returns the next message: a stack (60 % the first), an operation
 // (Zipf-like: a few operations carry most traffic) and a payload.
 func (g *Generator) Next() (Message, error) {
 	st := &stacks[0]
-	if g.R.Float64() >= 0.6 {
+	if g.r.Float64() >= 0.6 {
 		st = &stacks[1]
 	}
-	op := &operations[g.opIndex()]
-	plain, items := g.envelope(st, op)
+	return g.sign(st, &operations[g.opIndex()], g.options(st))
+}
+
+// options are how stack st signs.
+func (g *Generator) options(st *stack) signer.Options {
 	o := signer.DefaultOptions()
-	o.Signer, o.Certificate, o.KeyReference = g.c.Signer, g.c.Certificate, st.keyRef
+	o.Signer, o.Certificate, o.KeyReference = g.kp.Signer, g.kp.Certificate, st.keyRef
 	o.InclusivePrefixes, o.TTL, o.Rand = st.inclusive, time.Hour, g.rd
-	now := g.c.Now
-	o.Now = func() time.Time { return now }
-	o.EncryptFor = g.c.EncryptFor
+	o.Now = g.now
+	o.EncryptFor = g.EncryptFor
 	for _, h := range st.headers {
 		o.SignHeaders = append(o.SignHeaders, xml.Name{Space: nsWSA, Local: h})
 	}
+	return o
+}
+
+// sign writes op's envelope as st writes it and signs it with o.
+func (g *Generator) sign(st *stack, op *operation, o signer.Options) (Message, error) {
+	plain, items := g.envelope(st, op)
 	signed, err := signer.Secure(plain, o)
 	if err != nil {
 		return Message{}, fmt.Errorf("%s %s: %w", st.name, op.name, err)
 	}
-	return Message{Stack: st.name, Op: op.name, Headers: st.headers, Items: items, Plain: plain, Signed: signed}, nil
+	return Message{Stack: st.name, Op: op.name, Items: items, Plain: plain, Signed: signed}, nil
+}
+
+// Stacks is the number of partner stacks in the mix.
+func Stacks() int { return len(stacks) }
+
+// SignedHeaders is how many header blocks stack signs besides the
+// Timestamp (its addressing headers); 0 for an unknown stack.
+func SignedHeaders(stack string) int {
+	for i := range stacks {
+		if stacks[i].name == stack {
+			return len(stacks[i].headers)
+		}
+	}
+	return 0
 }
 
 // opIndex draws an operation with weight 1/(k+1).
@@ -141,7 +152,7 @@ func (g *Generator) opIndex() int {
 	for k := range operations {
 		total += 1 / float64(k+1)
 	}
-	x := g.R.Float64() * total
+	x := g.r.Float64() * total
 	for k := range operations {
 		if x -= 1 / float64(k+1); x < 0 {
 			return k
@@ -154,7 +165,7 @@ func (g *Generator) opIndex() int {
 func (g *Generator) envelope(st *stack, op *operation) ([]byte, int) {
 	g.seq++
 	var v *variety
-	if g.c.Variety {
+	if g.Variety {
 		v = g.drawVariety(st, op)
 	}
 	var b strings.Builder
@@ -168,11 +179,12 @@ func (g *Generator) envelope(st *stack, op *operation) ([]byte, int) {
 			fmt.Fprintf(&b, `<%s:Action>%s/%s</%s:Action>`, ap, op.ns, op.name, ap)
 		case "MessageID":
 			fmt.Fprintf(&b, `<%s:MessageID>urn:uuid:%08x-%04x-4%03x-8%03x-%012x</%s:MessageID>`, ap,
-				g.R.Uint32(), g.R.Uint32()&0xffff, g.R.Uint32()&0xfff, g.R.Uint32()&0xfff, g.R.Uint64()&0xffffffffffff, ap)
+				g.r.Uint32(), g.r.Uint32()&0xffff, g.r.Uint32()&0xfff, g.r.Uint32()&0xfff, g.r.Uint64()&0xffffffffffff, ap)
 		case "ReplyTo":
 			fmt.Fprintf(&b, `<%s:ReplyTo><%s:Address>%s/anonymous</%s:Address></%s:ReplyTo>`, ap, ap, nsWSA, ap, ap)
 		}
 	}
+	b.WriteString(st.extra)
 	fmt.Fprintf(&b, `</%s:Header><%s:Body%s>`, sp, sp, v.on(declBody))
 	var p string
 	if v == nil {
@@ -191,7 +203,7 @@ func (g *Generator) envelope(st *stack, op *operation) ([]byte, int) {
 	}
 	items := 0
 	for _, l := range op.lists {
-		n := ListLen(g.R)
+		n := listLen(g.r)
 		items += n
 		lp := p
 		v.indentTo(&b, 1)
@@ -224,7 +236,7 @@ func (g *Generator) envelope(st *stack, op *operation) ([]byte, int) {
 // element writes f unless it is drawn absent, with a text value: a number,
 // an identifier or one of the escaped texts.
 func (g *Generator) element(b *strings.Builder, v *variety, p string, f field) {
-	if f.optional > 0 && g.R.Float64() < f.optional {
+	if f.optional > 0 && g.r.Float64() < f.optional {
 		return
 	}
 	if v != nil {
@@ -234,14 +246,14 @@ func (g *Generator) element(b *strings.Builder, v *variety, p string, f field) {
 		}
 	}
 	fmt.Fprintf(b, `<%s%s>`, p, f.name)
-	switch g.R.IntN(3) {
+	switch g.r.IntN(3) {
 	case 0:
-		fmt.Fprintf(b, "%d", g.R.IntN(100000))
+		fmt.Fprintf(b, "%d", g.r.IntN(100000))
 	case 1:
-		fmt.Fprintf(b, "ID-%d-%06d", g.seq, g.R.IntN(1000000))
+		fmt.Fprintf(b, "ID-%d-%06d", g.seq, g.r.IntN(1000000))
 	default:
 		if v == nil {
-			escape(b, texts[g.R.IntN(len(texts))])
+			escape(b, texts[g.r.IntN(len(texts))])
 		} else {
 			g.text(b, v)
 		}

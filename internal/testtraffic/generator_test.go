@@ -7,26 +7,37 @@ import (
 	"testing"
 	"time"
 
+	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/testpki"
 )
 
-func testConfig(t *testing.T, seed uint64, variety bool) Config {
+// testKey is a partner key of a test CA.
+func testKey(t *testing.T) *wcrypto.KeyPair {
 	t.Helper()
-	ca := testpki.NewCA(t, "testtraffic CA")
-	leaf := ca.IssueRSA(t, t.TempDir(), "partner")
-	return Config{Seed: seed, Signer: leaf.Key, Certificate: leaf.Cert, Now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Variety: variety}
+	leaf := testpki.NewCA(t, "testtraffic CA").IssueRSA(t, t.TempDir(), "partner")
+	return &wcrypto.KeyPair{Signer: leaf.Key, Certificate: leaf.Cert}
+}
+
+// fixedClock makes the bytes reproducible.
+func fixedClock() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+
+func testGenerator(t *testing.T, seed uint64, variety bool) *Generator {
+	t.Helper()
+	g := New(seed, testKey(t), fixedClock)
+	g.Variety = variety
+	return g
 }
 
 // TestListLen checks the long tail issue 14 asks for: lengths within
 // 0–100, most lists short, some long.
 func TestListLen(t *testing.T) {
-	g := New(Config{Seed: 1})
+	g := New(1, nil, fixedClock)
 	const n = 20000
 	var short, long, zero, full int
 	for range n {
-		l := ListLen(g.R)
-		if l < 0 || l > MaxItems {
-			t.Fatalf("length %d outside 0–%d", l, MaxItems)
+		l := listLen(g.r)
+		if l < 0 || l > maxItems {
+			t.Fatalf("length %d outside 0–%d", l, maxItems)
 		}
 		switch {
 		case l == 0:
@@ -37,7 +48,7 @@ func TestListLen(t *testing.T) {
 		if l <= 10 {
 			short++
 		}
-		if l == MaxItems {
+		if l == maxItems {
 			full++
 		}
 	}
@@ -57,10 +68,9 @@ func TestListLen(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	for _, variety := range []bool{false, true} {
 		t.Run(fmt.Sprintf("ok/variety=%v", variety), func(t *testing.T) {
-			c := testConfig(t, 7, variety)
-			a, b := New(c), New(c)
-			c.Seed = 8
-			other := New(c)
+			kp := testKey(t)
+			a, b, other := New(7, kp, fixedClock), New(7, kp, fixedClock), New(8, kp, fixedClock)
+			a.Variety, b.Variety, other.Variety = variety, variety, variety
 			differ := false
 			for i := range 20 {
 				ma, err := a.Next()
@@ -105,7 +115,7 @@ func TestVarietyCovers(t *testing.T) {
 		"indentation":                     regexp.MustCompile(">\n +<"),
 	}
 	seen := map[string]int{}
-	g := New(testConfig(t, 11, true))
+	g := testGenerator(t, 11, true)
 	for range 300 {
 		m, err := g.Next()
 		if err != nil {
@@ -123,7 +133,7 @@ func TestVarietyCovers(t *testing.T) {
 		}
 	}
 	t.Logf("messages with each form: %v", seen)
-	plain := New(testConfig(t, 11, false))
+	plain := testGenerator(t, 11, false)
 	for range 100 {
 		m, err := plain.Next()
 		if err != nil {

@@ -68,14 +68,14 @@ var texts = []string{
 	"R&D <urgent>", "naïve façade", "Zürich 8001", "tab\tand spaces", "emoji 🚚 delivery",
 }
 
-// MaxItems bounds a list's length (issue 14: lists of 0–100 items).
-const MaxItems = 100
+// maxItems bounds a list's length (issue 14: lists of 0–100 items).
+const maxItems = 100
 
-// ListLen draws a list length in [0, MaxItems] with a long tail: n is
-// ⌊(MaxItems+1)·u⁵⌋ for uniform u, so 40 % of lists are empty, the median
+// listLen draws a list length in [0, maxItems] with a long tail: n is
+// ⌊(maxItems+1)·u⁵⌋ for uniform u, so 40 % of lists are empty, the median
 // is 3 items, about one list in 8 has 50 or more, and 1 in 500 is full.
-func ListLen(r *rand.Rand) int {
-	return min(MaxItems, int((MaxItems+1)*math.Pow(r.Float64(), 5)))
+func listLen(r *rand.Rand) int {
+	return min(maxItems, int((maxItems+1)*math.Pow(r.Float64(), 5)))
 }
 
 // escape writes s as XML character data or attribute value.

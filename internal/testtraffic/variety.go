@@ -5,14 +5,14 @@ import (
 	"strings"
 )
 
-// Where the payload's namespace is declared (Config.Variety).
+// Where the payload's namespace is declared (Generator.Variety).
 const (
 	declRoot     = iota // on the operation element, as stacks write it
 	declBody            // on soap:Body: inherited into the signed subtree
 	declEnvelope        // on soap:Envelope: in scope at the Body, outside it
 )
 
-// variety is how one message's payload is written when Config.Variety is
+// variety is how one message's payload is written when Generator.Variety is
 // on: drawn per message, so that a few messages of one operation already
 // differ in everything a receiver must treat as equal or as different.
 type variety struct {
@@ -41,7 +41,7 @@ func shadowing(st *stack) []string {
 }
 
 func (g *Generator) drawVariety(st *stack, op *operation) *variety {
-	r := g.R
+	r := g.r
 	v := &variety{g: g, st: st, list: r.IntN(5), unused: r.IntN(4) == 0, ext: r.IntN(4) == 0,
 		indent: r.IntN(3) == 0, refs: r.IntN(2) == 0}
 	switch k := r.IntN(8); {
@@ -114,14 +114,14 @@ func (v *variety) openRoot(b *strings.Builder, op *operation) string {
 	fmt.Fprintf(b, `<%s%s`, v.pfx, op.name)
 	if v.declAt == declRoot {
 		b.WriteString(v.decl)
-	} else if v.g.R.IntN(3) == 0 {
+	} else if v.g.r.IntN(3) == 0 {
 		b.WriteString(v.decl) // declared again where it is already in scope
 	}
 	if v.unused {
 		b.WriteString(` xmlns:unused="urn:example:unused"`)
 	}
-	if v.g.R.IntN(3) == 0 {
-		v.attr(b, "version", "2.1", v.g.R.IntN(2) == 0)
+	if v.g.r.IntN(3) == 0 {
+		v.attr(b, "version", "2.1", v.g.r.IntN(2) == 0)
 	}
 	b.WriteString(">")
 	return v.pfx
@@ -159,7 +159,7 @@ func (v *variety) openList(b *strings.Builder, op *operation, name string) strin
 // extension writes an element in no namespace: xmlns="" undeclares a
 // default namespace in scope, and is a no-op declaration where none is.
 func (g *Generator) extension(b *strings.Builder, v *variety) {
-	fmt.Fprintf(b, `<Extension xmlns=""><Key>k%d</Key><Value>`, g.R.IntN(100))
+	fmt.Fprintf(b, `<Extension xmlns=""><Key>k%d</Key><Value>`, g.r.IntN(100))
 	g.text(b, v)
 	b.WriteString(`</Value></Extension>`)
 }
@@ -168,14 +168,14 @@ func (g *Generator) extension(b *strings.Builder, v *variety) {
 // note whose value attribute-value normalization changes, in either order.
 func (g *Generator) openItem(b *strings.Builder, v *variety, qname string, no int) {
 	fmt.Fprintf(b, `<%s`, qname)
-	note := g.R.IntN(3) == 0
-	first := g.R.IntN(2) == 0
+	note := g.r.IntN(3) == 0
+	first := g.r.IntN(2) == 0
 	if note && first {
-		v.attr(b, "note", attrTexts[g.R.IntN(len(attrTexts))], g.R.IntN(2) == 0)
+		v.attr(b, "note", attrTexts[g.r.IntN(len(attrTexts))], g.r.IntN(2) == 0)
 	}
-	v.attr(b, "no", fmt.Sprint(no), g.R.IntN(4) == 0)
+	v.attr(b, "no", fmt.Sprint(no), g.r.IntN(4) == 0)
 	if note && !first {
-		v.attr(b, "note", attrTexts[g.R.IntN(len(attrTexts))], g.R.IntN(2) == 0)
+		v.attr(b, "note", attrTexts[g.r.IntN(len(attrTexts))], g.r.IntN(2) == 0)
 	}
 	b.WriteString(">")
 }
@@ -183,10 +183,10 @@ func (g *Generator) openItem(b *strings.Builder, v *variety, qname string, no in
 // emptyElement writes, now and then, an optional element present but
 // empty, in one of its forms, and reports whether it did.
 func (g *Generator) emptyElement(b *strings.Builder, qname string) bool {
-	if g.R.IntN(20) != 0 {
+	if g.r.IntN(20) != 0 {
 		return false
 	}
-	b.WriteString([]string{`<` + qname + `/>`, `<` + qname + ` />`, `<` + qname + `></` + qname + `>`}[g.R.IntN(3)])
+	b.WriteString([]string{`<` + qname + `/>`, `<` + qname + ` />`, `<` + qname + `></` + qname + `>`}[g.r.IntN(3)])
 	return true
 }
 
@@ -208,12 +208,12 @@ var attrTexts = []string{
 // text writes one payload text in one of the forms v allows.
 func (g *Generator) text(b *strings.Builder, v *variety) {
 	var s string
-	if k := g.R.IntN(len(texts) + len(moreTexts)); k < len(texts) {
+	if k := g.r.IntN(len(texts) + len(moreTexts)); k < len(texts) {
 		s = texts[k]
 	} else {
 		s = moreTexts[k-len(texts)]
 	}
-	if strings.Contains(s, "\r\n") && v.g.R.IntN(2) == 0 {
+	if strings.Contains(s, "\r\n") && v.g.r.IntN(2) == 0 {
 		// Raw CRLF, which end-of-line handling makes LF.
 		for i, part := range strings.Split(s, "\r\n") {
 			if i > 0 {
@@ -258,7 +258,7 @@ func (v *variety) char(b *strings.Builder, c rune, prev []rune, inAttr bool, q r
 			b.WriteString(forms[0])
 			return
 		}
-		b.WriteString(forms[v.g.R.IntN(len(forms))])
+		b.WriteString(forms[v.g.r.IntN(len(forms))])
 	}
 	hex, dec := fmt.Sprintf("&#x%X;", c), fmt.Sprintf("&#%d;", c)
 	switch {
@@ -288,7 +288,7 @@ func (v *variety) char(b *strings.Builder, c rune, prev []rune, inAttr bool, q r
 		pick(string(c), hex, dec)
 	case c > 0x7f:
 		pick(string(c), hex, dec)
-	case v.refs && v.g.R.IntN(50) == 0:
+	case v.refs && v.g.r.IntN(50) == 0:
 		b.WriteString(dec) // now and then even a letter
 	default:
 		b.WriteRune(c)

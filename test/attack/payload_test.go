@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/c14n"
+	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/testtraffic"
 	"github.com/wssgw/wssgw/internal/xmlscan"
@@ -53,7 +54,8 @@ func payloadMessages(t *testing.T) map[string][]byte {
 	t.Helper()
 	ca := testpki.NewCA(t, "payload CA")
 	leaf := ca.IssueRSA(t, t.TempDir(), "partner")
-	g := testtraffic.New(testtraffic.Config{Seed: 21, Signer: leaf.Key, Certificate: leaf.Cert, Now: time.Now(), Variety: true})
+	g := testtraffic.New(21, &wcrypto.KeyPair{Signer: leaf.Key, Certificate: leaf.Cert}, time.Now)
+	g.Variety = true
 	out := map[string][]byte{"wss4j-vector": loadVector(t, "sign-bst")}
 	for len(out) < 9 {
 		m, err := g.Next()
