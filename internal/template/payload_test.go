@@ -63,7 +63,7 @@ func (v verdict) hit() bool { return v.got != nil && v.got.Lookup == metrics.Loo
 // logged: on templates that keep one exact shape per payload structure
 // most fresh variants miss; once the Body is generic they hit.
 func TestTrafficAgrees(t *testing.T) {
-	learn, fresh := 30, 300
+	learn, fresh := 30, 200
 	if testing.Short() {
 		learn, fresh = 10, 60
 	}
