@@ -113,6 +113,7 @@ func TestVarietyCovers(t *testing.T) {
 		"single-quoted attribute":         regexp.MustCompile(`[a-z]='[^']*'`),
 		"empty element":                   regexp.MustCompile(`/>|<([A-Za-z:]+)></([A-Za-z:]+)>`),
 		"indentation":                     regexp.MustCompile(">\n +<"),
+		"attributes that sort by URI":     regexp.MustCompile(`xmlns:za="urn:example:attrs:a"`),
 	}
 	seen := map[string]int{}
 	g := testGenerator(t, 11, true)

@@ -123,8 +123,24 @@ func (v *variety) openRoot(b *strings.Builder, op *operation) string {
 	if v.g.r.IntN(3) == 0 {
 		v.attr(b, "version", "2.1", v.g.r.IntN(2) == 0)
 	}
+	if v.g.r.IntN(3) == 0 {
+		v.sortTraps(b)
+	}
 	b.WriteString(">")
 	return v.pfx
+}
+
+// sortTraps writes attributes whose canonical order (C14N 1.0 §2.2: by
+// namespace URI, then local name; unqualified first) differs from the
+// order of their qualified names: za: is bound to the URI that sorts
+// first, xml:'s URI sorts before both, and they come in a random order.
+func (v *variety) sortTraps(b *strings.Builder) {
+	b.WriteString(` xmlns:za="urn:example:attrs:a" xmlns:ab="urn:example:attrs:z"`)
+	attrs := []string{`za:code="1"`, `ab:code="2"`, `code="3"`, `xml:lang="en"`, `ab:a="4"`}
+	v.g.r.Shuffle(len(attrs), func(i, j int) { attrs[i], attrs[j] = attrs[j], attrs[i] })
+	for _, a := range attrs {
+		b.WriteString(" " + a)
+	}
 }
 
 // openList writes a list container's start tag, redeclaring namespaces
