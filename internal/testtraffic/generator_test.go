@@ -114,6 +114,7 @@ func TestVarietyCovers(t *testing.T) {
 		"empty element":                   regexp.MustCompile(`/>|<([A-Za-z:]+)></([A-Za-z:]+)>`),
 		"indentation":                     regexp.MustCompile(">\n +<"),
 		"attributes that sort by URI":     regexp.MustCompile(`xmlns:za="urn:example:attrs:a"`),
+		"prefix used by attributes below": regexp.MustCompile(` ext:flag="y"`),
 	}
 	seen := map[string]int{}
 	g := testGenerator(t, 11, true)

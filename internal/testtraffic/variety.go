@@ -27,10 +27,13 @@ type variety struct {
 	// to another URI.
 	list   int
 	unused bool // an unused declaration on the operation element
-	ext    bool // an extension element in no namespace (xmlns="")
-	indent bool // newlines and spaces between payload elements
-	refs   bool // characters written as references at random
-	depth  int
+	// extAttr declares a prefix on the operation element that only list
+	// items' attributes use: exclusive C14N renders it on each item.
+	extAttr bool
+	ext     bool // an extension element in no namespace (xmlns="")
+	indent  bool // newlines and spaces between payload elements
+	refs    bool // characters written as references at random
+	depth   int
 }
 
 // shadowing are prefixes a payload may bind to its own namespace inside
@@ -43,7 +46,7 @@ func shadowing(st *stack) []string {
 func (g *Generator) drawVariety(st *stack, op *operation) *variety {
 	r := g.r
 	v := &variety{g: g, st: st, list: r.IntN(5), unused: r.IntN(4) == 0, ext: r.IntN(4) == 0,
-		indent: r.IntN(3) == 0, refs: r.IntN(2) == 0}
+		indent: r.IntN(3) == 0, refs: r.IntN(2) == 0, extAttr: r.IntN(3) == 0}
 	switch k := r.IntN(8); {
 	case k < 2: // the stack's own form
 		if _, pfx := st.payload(op); pfx != "" {
@@ -120,6 +123,9 @@ func (v *variety) openRoot(b *strings.Builder, op *operation) string {
 	if v.unused {
 		b.WriteString(` xmlns:unused="urn:example:unused"`)
 	}
+	if v.extAttr {
+		b.WriteString(` xmlns:ext="urn:example:ext"`)
+	}
 	if v.g.r.IntN(3) == 0 {
 		v.attr(b, "version", "2.1", v.g.r.IntN(2) == 0)
 	}
@@ -190,6 +196,9 @@ func (g *Generator) openItem(b *strings.Builder, v *variety, qname string, no in
 		v.attr(b, "note", attrTexts[g.r.IntN(len(attrTexts))], g.r.IntN(2) == 0)
 	}
 	v.attr(b, "no", fmt.Sprint(no), g.r.IntN(4) == 0)
+	if v.extAttr && g.r.IntN(2) == 0 {
+		b.WriteString(` ext:flag="y"`)
+	}
 	if note && !first {
 		v.attr(b, "note", attrTexts[g.r.IntN(len(attrTexts))], g.r.IntN(2) == 0)
 	}
