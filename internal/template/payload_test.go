@@ -1,6 +1,7 @@
 package template
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sort"
@@ -110,12 +111,17 @@ func payloadBases(t testing.TB, f *fixture) map[string][]byte {
 	}
 	for _, variety := range []bool{false, true} {
 		g := f.traffic(21, variety)
-		for n := 0; n < 4; {
+		// Four messages with lists; of the variety, also one whose items'
+		// attributes use a prefix declared on the operation element.
+		ext := !variety
+		for n := 0; n < 4 || !ext; {
 			m, err := g.Next()
 			require.NoError(t, err)
-			if m.Items >= 2 {
+			hasExt := bytes.Contains(m.Plain, []byte(" ext:flag="))
+			if m.Items >= 2 && (n < 4 || hasExt) {
 				out[fmt.Sprintf("%s-%s-v%v-%d", m.Stack, m.Op, variety, n)] = m.Signed
 				n++
+				ext = ext || hasExt
 			}
 		}
 	}

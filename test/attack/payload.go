@@ -305,6 +305,27 @@ func (p *payload) namespaces() {
 			}
 		}
 	}
+	// A prefix only an attribute uses, declared on an ancestor: the same
+	// binding again on the element (exclusive C14N renders it there
+	// anyway), or another URI (the attribute's expanded name changes).
+	for i := p.root; i < m.el(p.root).Next; i++ {
+		done := false
+		for _, a := range d.AttrsOf(i) {
+			if a.Prefix == "" || a.Prefix == "xml" || a.Prefix == m.el(i).Prefix {
+				continue
+			}
+			if _, own := m.nsDecl(i, a.Prefix); own {
+				continue
+			}
+			p.add(true, "ns/attribute-prefix-redeclared", m.apply(m.addAttrs(i, `xmlns:`+a.Prefix+`="`+a.Space+`"`)))
+			p.add(false, "ns/attribute-prefix-rebound", m.apply(m.addAttrs(i, `xmlns:`+a.Prefix+`="urn:wssgw:attack"`)))
+			done = true
+			break
+		}
+		if done {
+			break
+		}
+	}
 	// The payload's own declaration moved up to the Body or the Envelope,
 	// where the prefix is free: exclusive C14N renders it where it is
 	// used, so the Body's canonical form stays.

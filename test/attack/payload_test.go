@@ -57,11 +57,16 @@ func payloadMessages(t *testing.T) map[string][]byte {
 	g := testtraffic.New(21, &wcrypto.KeyPair{Signer: leaf.Key, Certificate: leaf.Cert}, time.Now)
 	g.Variety = true
 	out := map[string][]byte{"wss4j-vector": loadVector(t, "sign-bst")}
-	for len(out) < 9 {
+	// Eight messages with lists, and one whose items' attributes use a
+	// prefix declared on the operation element.
+	ext := false
+	for len(out) < 9 || !ext {
 		m, err := g.Next()
 		require.NoError(t, err)
-		if m.Items >= 2 {
+		hasExt := bytes.Contains(m.Plain, []byte(" ext:flag="))
+		if m.Items >= 2 && (len(out) < 9 || hasExt && !ext) {
 			out[fmt.Sprintf("%s-%s-%d", m.Stack, m.Op, len(out))] = m.Signed
+			ext = ext || hasExt
 		}
 	}
 	return out
@@ -123,6 +128,7 @@ func TestPayloadCovers(t *testing.T) {
 		"chars/letter-as-reference", "chars/amp-as-reference", "chars/non-ascii-as-reference", "chars/lf-as-crlf",
 		"chars/lf-as-cr-reference", "chars/cr-reference-made-raw", "chars/empty-element-long",
 		"context/listed-prefix-rebound-on-body", "context/unlisted-prefix-rebound-on-body", "context/default-declared-on-body", "context/xml-lang-on-envelope",
+		"ns/attribute-prefix-redeclared", "ns/attribute-prefix-rebound",
 	} {
 		assert.True(t, seen["payload/"+n], "no message gets %s", n)
 	}
