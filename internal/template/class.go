@@ -6,9 +6,10 @@ import (
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
-// class is a slot's content class, checked on every match. A class never
-// admits markup, so a matched message has exactly the element structure of
-// the message the template was learned from.
+// class is a slot's content class, checked on every match. No class but
+// classBody admits markup, so a matched message has exactly the element
+// structure of the message the template was learned from outside the Body
+// content, and inside it too for a template without a body slot.
 type class uint8
 
 const (
@@ -18,9 +19,14 @@ const (
 	classRef                       // "#id" of a Reference
 	classBase64                    // base64 element content
 	classDateTime                  // xsd:dateTime element content
+	// classBody is the whole content of the SOAP Body, any markup (issue
+	// 14): the one class that admits markup. The matcher only finds its
+	// end; the hit path gates the message and checks the Body's subtree
+	// (generic.go) before anything is decided on it.
+	classBody
 )
 
-var classNames = [...]string{"", "text", "attr", "id", "ref", "base64", "dateTime"}
+var classNames = [...]string{"", "text", "attr", "id", "ref", "base64", "dateTime", "body"}
 
 func (c class) String() string { return classNames[c] }
 
@@ -38,6 +44,9 @@ const (
 
 // check reports whether v belongs to class c within the gate limits.
 func check(c class, v []byte, lim *xmlscan.Limits, limit uint8) bool {
+	if c == classBody {
+		return true // gated on the hit path (run.generic)
+	}
 	switch limit {
 	case limitText:
 		if len(v) > lim.MaxTextLen {

@@ -280,6 +280,15 @@ func (r *run) decrypt(st *decStep, sigs *int) error {
 	if f := in.bindings(); f != nil {
 		return f
 	}
+	if t.gbody != nil {
+		// The plaintext Body is generic: checked as the DOM engine's
+		// re-gate and checkPlaintext would, and digested from the bytes.
+		if in.fast = in.fastBody(); !in.fast {
+			if f := in.generic(); f != nil {
+				return f
+			}
+		}
+	}
 	r.res.Document = doc
 	r.res.Decrypted = append(r.res.Decrypted, wss.Decryption{Start: in.at(t.plain.holder), Content: st.content, Algorithm: st.alg, KeyTransport: st.kt})
 	return in.steps(t.steps, sigs)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -35,6 +36,7 @@ type Engine struct {
 	log     *slog.Logger
 	certs   certCache
 	runs    sync.Pool
+	only    []xmlscan.Name // the gate's ElementOnly elements (fast body)
 }
 
 // New returns an engine with the store's templates in front of d, gating
@@ -47,13 +49,22 @@ func New(d *dom.Engine, cfg xmlscan.Config, s *Store, log *slog.Logger) (*Engine
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{dom: d, scanner: sc, limits: sc.Limits(), store: s, log: log}
+	e := &Engine{dom: d, scanner: sc, limits: sc.Limits(), store: s, log: log, only: slices.Clone(cfg.ElementOnly)}
 	e.runs.New = func() any { return &run{} }
 	return e, nil
 }
 
 // Store is the engine's template store.
 func (e *Engine) Store() *Store { return e.store }
+
+// genericShadowHits is how many first hits of a template with a generic
+// Body are re-verified by the DOM engine, whatever the shadow rate: a
+// template learned from one message is trusted for every payload only
+// after the DOM engine agreed on several different ones (issue 14, "learn
+// from several messages before trusting a generalization"). Agreement is
+// what the construction guarantees (generic.go); the shadow makes a
+// mistake in it a rejected message and an error log, not a wrong verdict.
+const genericShadowHits = 8
 
 // maxVisits bounds backtracking per slot of input.
 const maxVisits = 64
@@ -92,9 +103,9 @@ func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result
 	if errors.As(err, &fb) {
 		return e.slow(data, p, now, metrics.LookupRejected, match)
 	}
-	t.hits.Add(1)
+	hits := t.hits.Add(1)
 	t.lastHit.Store(start.UnixNano())
-	if rand.Float64() < e.store.opts.ShadowRate {
+	if rand.Float64() < e.store.opts.ShadowRate || (t.gbody != nil && hits <= genericShadowHits) {
 		if serr := e.shadow(t, data, p, now, res, err); serr != nil {
 			res, err = nil, serr
 		}
@@ -118,7 +129,9 @@ func (e *Engine) applies(data []byte, p *wss.Policy) bool {
 }
 
 func (e *Engine) put(r *run) {
-	*r = run{caps: r.caps[:0], buf: r.buf[:0], norm: r.norm[:0], tmp: r.tmp[:0], part: r.part[:0]}
+	r.doc.Reset()
+	r.fb.data, r.fb.h = nil, nil
+	*r = run{caps: r.caps[:0], buf: r.buf[:0], norm: r.norm[:0], tmp: r.tmp[:0], part: r.part[:0], doc: r.doc, fb: r.fb}
 	e.runs.Put(r)
 }
 

@@ -72,14 +72,36 @@ func TestEncryptedMessagesHit(t *testing.T) {
 			}
 		})
 	}
-	t.Run("ok/other-plaintext-shape-falls-back", func(t *testing.T) {
+	// The plaintext Body is generic (issue 14): another payload shape hits
+	// the same outer and inner templates.
+	t.Run("ok/other-plaintext-shape-hits", func(t *testing.T) {
 		enc := f.encrypt(signer.RefIssuerSerial)
+		held := f.store.Len()
 		msg := f.sign(t, envelope(false, 4, "four items"), f.rsa, signer.RefBST, f.now, enc)
 		got, gerr := f.engine.Process(msg, f.policy, f.now)
 		want, werr := f.dom.Process(msg, f.policy, f.now)
 		require.NoError(t, werr)
 		require.NoError(t, gerr)
-		assert.NotEqual(t, metrics.LookupHit, got.Lookup)
+		assert.Equal(t, metrics.LookupHit, got.Lookup)
+		assert.Empty(t, Compare(got, gerr, want, werr, f.policy))
+		assert.Equal(t, held, f.store.Len())
+	})
+	t.Run("fail/soap-element-in-plaintext", func(t *testing.T) {
+		enc := f.encrypt(signer.RefIssuerSerial)
+		body := `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Header><wsa:To xmlns:wsa="http://www.w3.org/2005/08/addressing">urn:orders</wsa:To></soap:Header><soap:Body><m:Order xmlns:m="urn:example:orders"><soap:Fault/></m:Order></soap:Body></soap:Envelope>`
+		msg := f.sign(t, []byte(body), f.rsa, signer.RefBST, f.now, enc)
+		got, gerr := f.engine.Process(msg, f.policy, f.now)
+		want, werr := f.dom.Process(msg, f.policy, f.now)
+		require.Error(t, werr)
+		assert.Error(t, gerr)
 		assert.Empty(t, Compare(got, gerr, want, werr, f.policy))
 	})
+	for _, tpl := range f.store.Templates() {
+		for _, s := range tpl.steps {
+			if s.dec != nil {
+				assert.NotNil(t, s.dec.inner.gbody, "the inner template's Body is generic")
+				assert.NotNil(t, s.dec.inner.gbody.fast, "and takes the fast body")
+			}
+		}
+	}
 }

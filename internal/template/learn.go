@@ -81,6 +81,8 @@ type learner struct {
 	phase phase
 	ek    int     // the EncryptedKey child of the Security header (outer, inner)
 	enc   *splice // where the plaintext went (outer fills it, inner reads it)
+	body  int     // the Body element when its content is generic (generic.go), else -1
+	plain plainKind
 }
 
 // learn builds the template of data, which the DOM engine accepted with
@@ -103,7 +105,7 @@ func learnPhase(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy
 	if bytes.Contains(data, []byte(marker)) {
 		return nil, unsupported("marker in message")
 	}
-	l := &learner{data: data, d: new(xmlscan.Document), md: new(xmlscan.Document), res: res, p: p, sec: -1, phase: ph, ek: -1, enc: enc}
+	l := &learner{data: data, d: new(xmlscan.Document), md: new(xmlscan.Document), res: res, p: p, sec: -1, phase: ph, ek: -1, enc: enc, body: -1}
 	if err := sc.Scan(data, l.d); err != nil {
 		return nil, fmt.Errorf("template: %w", err)
 	}
@@ -120,10 +122,14 @@ func learnPhase(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy
 			return nil, err
 		}
 	}
+	l.generalize()
 	if err := l.collect(); err != nil {
 		return nil, err
 	}
 	if err := l.fragments(); err != nil {
+		return nil, err
+	}
+	if err := l.genericBody(); err != nil {
 		return nil, err
 	}
 	if err := l.mark(sc); err != nil {
@@ -139,6 +145,7 @@ func learnPhase(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy
 		l.t.plain = &plainAt{span: [2]anchor{l.anchor(enc.a), l.anchor(enc.a + enc.n)}, holder: l.anchor(res.Decrypted[0].Start)}
 	}
 	l.finish()
+	l.fastPath(sc.Limits()) // on the finished literals
 	return l.t, nil
 }
 
@@ -170,6 +177,9 @@ func contentLimit(space string) uint8 {
 func (l *learner) collect() error {
 	d := l.d
 	for i := range d.Elements {
+		if l.inBody(i) {
+			continue // the body slot holds it
+		}
 		e := &d.Elements[i]
 		sec := l.inSec(i)
 		for j := e.Attrs.Start; j < e.Attrs.End; j++ {
@@ -190,6 +200,10 @@ func (l *learner) collect() error {
 				l.slots = append(l.slots, slotAt{start: a.Value.Start, end: a.Value.End, elem: i,
 					slot: slot{class: c, term: a.Quote, limit: limitAttr}})
 			}
+		}
+		if i == l.body {
+			l.bodySlot()
+			continue
 		}
 		if err := l.text(i, sec); err != nil {
 			return err
@@ -297,7 +311,12 @@ func (l *learner) mark(sc *xmlscan.Scanner) error {
 	if err := sc.Scan(b, l.md); err != nil {
 		return unsupported("marked copy: %v", err)
 	}
-	if len(l.md.Elements) != len(l.d.Elements) {
+	want := len(l.d.Elements)
+	if l.body >= 0 {
+		// The body content is one marker: its elements are the last ones.
+		want -= l.d.Elements[l.body].Next - l.body - 1
+	}
+	if len(l.md.Elements) != want {
 		return unsupported("marked copy differs")
 	}
 	return nil

@@ -282,11 +282,16 @@ func (l *learner) reference(r int) (refStep, error) {
 	if rs.value < 0 {
 		return rs, unsupported("digest value")
 	}
+	rs.target = l.anchor(l.d.Elements[target].Start)
+	if target == l.body {
+		// Canonicalized from the message on a hit (generic.go); canon
+		// is kept for the fast body, the Body content its one slot.
+		rs.body, rs.alg, rs.prefixes = true, alg, prefixes
+	}
 	var err error
 	if rs.canon, err = l.canon(target, alg, prefixes); err != nil {
 		return rs, err
 	}
-	rs.target = l.anchor(l.d.Elements[target].Start)
 	return rs, nil
 }
 

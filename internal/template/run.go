@@ -37,6 +37,11 @@ type run struct {
 	// shared: res.Algorithms is still the template's own list.
 	shared bool
 	e      *Engine
+	doc    xmlscan.Document // the gated message of a generic Body
+	fb     fastBody         // the fast body pass
+	// fast: the generic Body passed the fast body, its digest is bodySum.
+	fast    bool
+	bodySum []byte
 }
 
 func (r *run) val(k int) []byte { s := r.caps[k]; return r.data[s.start:s.end] }
@@ -54,6 +59,13 @@ func (r *run) exec() (*wss.Result, error) {
 		return nil, f
 	}
 	t := r.t
+	if t.gbody != nil {
+		if r.fast = r.fastBody(); !r.fast {
+			if f := r.generic(); f != nil {
+				return nil, f
+			}
+		}
+	}
 	res := &wss.Result{Version: t.version, Document: r.data, Body: r.at(t.body), Security: [2]int{-1, -1}, Token: -1}
 	if t.security[0].frag >= 0 {
 		res.Security = [2]int{r.at(t.security[0]), r.at(t.security[1])}
@@ -340,6 +352,15 @@ func (r *run) reference(rs *refStep) error {
 	want, err := wss.DecodeBase64(r.val(rs.value))
 	if err != nil {
 		return err
+	}
+	if rs.body {
+		if r.fast {
+			if subtle.ConstantTimeCompare(r.bodySum, want) != 1 {
+				return wss.Failf(wss.ReasonDigest, "digest does not match")
+			}
+			return nil
+		}
+		return r.bodyDigest(rs, want)
 	}
 	// One digest of the whole canonical form: a Write per piece costs more
 	// than the copy (a hundred pieces, most of them short).

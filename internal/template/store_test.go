@@ -19,7 +19,7 @@ import (
 func (f *fixture) shapes(t testing.TB, n int) [][]byte {
 	var out [][]byte
 	for i := range n {
-		out = append(out, f.sign(t, benchEnvelope(2, fmt.Sprintf("Shape%d", i)), f.rsa, signer.RefBST, f.now, nil))
+		out = append(out, f.sign(t, exactEnvelope(2, fmt.Sprintf("Shape%d", i)), f.rsa, signer.RefBST, f.now, nil))
 	}
 	return out
 }

@@ -35,6 +35,7 @@ type Template struct {
 	exemplarValues []byte // length-prefixed, deflated against exDict when set
 	exDict         []byte
 	plain          *plainAt // an inner template: where the plaintext is
+	gbody          *bodyAt  // a generic Body (generic.go), else nil
 	size           int
 	learnedAt      int64
 
@@ -130,6 +131,11 @@ type refStep struct {
 	canon  []piece
 	value  int // DigestValue slot
 	target anchor
+	// body: the target is the generic Body, canonicalized with alg and
+	// prefixes from the gated message instead of canon.
+	body     bool
+	alg      string
+	prefixes []string
 }
 
 func (t *Template) lit(p piece) []byte { return t.lits.at(p.off, uint32(p.n)) }

@@ -144,6 +144,12 @@ func (mt *matcher) walk(n *node, pos int) *Template {
 		}
 	}
 	for _, e := range n.slots {
+		if e.class == classBody {
+			if t := mt.body(e, pos); t != nil {
+				return t
+			}
+			continue
+		}
 		end := bytes.IndexByte(mt.data[pos:], e.term)
 		if end < 0 {
 			continue
@@ -170,6 +176,15 @@ func (mt *matcher) linear(t *Template, k, pos int) *Template {
 			break
 		}
 		s, next := t.slots[k], t.frag(k+1)
+		if s.class == classBody {
+			// The last slot: the rest of the message is its fragment.
+			if k+1 != len(t.slots) || !bytes.HasSuffix(mt.data[pos:], next) {
+				break
+			}
+			mt.caps = append(mt.caps, span{pos, len(mt.data) - len(next)})
+			pos = len(mt.data)
+			continue
+		}
 		end := bytes.IndexByte(mt.data[pos:], next[0])
 		if end < 0 {
 			break
@@ -189,5 +204,29 @@ func (mt *matcher) linear(t *Template, k, pos int) *Template {
 		return t
 	}
 	mt.caps = mt.caps[:n0]
+	return nil
+}
+
+// maxBodyEnds bounds the candidate ends of a body slot tried: the markup
+// after the Body content is its end tag, the Envelope's and white space.
+const maxBodyEnds = 4
+
+// body matches a body slot edge at pos: the Body content ends at one of
+// the last '<' of the message (the rest is constant markup), tried from
+// the end. Its content is gated on the hit path, not here.
+func (mt *matcher) body(e *slotEdge, pos int) *Template {
+	end := len(mt.data)
+	for range maxBodyEnds {
+		i := bytes.LastIndexByte(mt.data[pos:end], '<')
+		if i < 0 {
+			return nil
+		}
+		end = pos + i
+		mt.caps = append(mt.caps, span{pos, end})
+		if t := mt.walk(e.next, end); t != nil {
+			return t
+		}
+		mt.caps = mt.caps[:len(mt.caps)-1]
+	}
 	return nil
 }

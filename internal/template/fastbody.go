@@ -1,0 +1,780 @@
+package template
+
+import (
+	"bytes"
+	"hash"
+	"unicode/utf8"
+
+	"github.com/wssgw/wssgw/internal/xmlscan"
+)
+
+// The fast body (issue 14): the content of a generic Body checked and
+// canonicalized in one pass over its bytes, the canonical form written
+// straight into the digest, with no Document built. It accepts a strict
+// subset of what the gate accepts, and canonicalizes it as exclusive C14N
+// does (c14n's walk: exc-c14n §3 namespace rendering, C14N 1.0 §2.3
+// escaping); anything outside the subset (a comment, CDATA, a processing
+// instruction, a carriage return, a non-ASCII name, a reference it does
+// not know, a limit within reach) is "not handled", and the hit path gates
+// the message and canonicalizes the Body from the gate's Document instead
+// (run.generic). Whatever it accepts, the gate accepts: it checks every
+// well-formedness and namespace rule and every limit the gate applies to
+// the Body's content, with the counts of the constant rest of the message
+// (bodyAt) added in, and it refuses everything genericContent refuses.
+
+// fastCtx is what the fast body needs of the constant part of a message:
+// the namespace bindings in scope at the Body, those exclusive C14N
+// renders on the Body start tag, the PrefixList, and the gate's counts
+// outside the Body content.
+type fastCtx struct {
+	scope    []nsb // in scope at the Body, innermost last
+	rendered []nsb // rendered on the Body's canonical start tag
+	prefixes []string
+	listed   bool // prefixes is not empty
+
+	depth    int // the Body's depth
+	elements int // elements outside the Body content
+	nsDecls  int // namespace declarations outside the Body content
+	plain    plainKind
+}
+
+// nsb is a namespace binding; the default namespace has prefix "".
+type nsb struct {
+	prefix, uri []byte
+}
+
+// fastAttr is an attribute of the start tag being canonicalized.
+type fastAttr struct {
+	qname, prefix, local []byte
+	space                []byte
+	value                []byte // raw, between the quotes
+	norm                 bool   // value needs attribute-value normalization
+}
+
+// fastOpen is an open element.
+type fastOpen struct {
+	qname []byte
+	// prefix and space: the element's, in effect in the output after
+	// its start tag (known: not the Body, whose are the context's).
+	prefix, space []byte
+	known         bool
+	scope         int // len(fb.scope) before its declarations
+	rendered      int // len(fb.rendered) before its start tag
+	text          int // raw character data directly inside it
+}
+
+// fastBody is the state of one pass; runs keep one.
+type fastBody struct {
+	lim   *xmlscan.Limits
+	only  []xmlscan.Name // the gate's ElementOnly elements
+	ctx   *fastCtx
+	data  []byte
+	h     hash.Hash // nil: check only
+	out   []byte
+	scope []nsb
+	rend  []nsb
+	open  []fastOpen
+	attrs []fastAttr
+	decls []nsb
+	cand  []nsb
+	elems int
+	decl  int
+	tops  int // elements directly in the Body
+}
+
+const fastFlush = 16 << 10
+
+// run checks and canonicalizes data[start:end], the Body's content, into
+// h. It reports whether the content is in the handled subset; a false is
+// no verdict.
+func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.Limits, h hash.Hash) bool {
+	fb.data, fb.ctx, fb.lim, fb.h = data, ctx, lim, h
+	fb.out = fb.out[:0]
+	fb.scope = append(fb.scope[:0], ctx.scope...)
+	fb.rend = append(fb.rend[:0], ctx.rendered...)
+	fb.open = append(fb.open[:0], fastOpen{scope: len(fb.scope), rendered: len(fb.rend)}) // the Body
+	fb.elems, fb.decl, fb.tops = ctx.elements, ctx.nsDecls, 0
+	p := start
+	for p < end {
+		q := p + bytes.IndexByte(data[p:end], '<')
+		if q < p {
+			q = end
+		}
+		if q > p {
+			if !fb.text(data[p:q]) {
+				return false
+			}
+		}
+		if q == end {
+			break
+		}
+		if q+1 >= end {
+			return false
+		}
+		var ok bool
+		switch data[q+1] {
+		case '/':
+			p, ok = fb.endTag(q, end)
+		case '!', '?':
+			return false // comment, CDATA, PI: the gate's Document decides
+		default:
+			p, ok = fb.startTag(q, end)
+		}
+		if !ok {
+			return false
+		}
+	}
+	if len(fb.open) != 1 {
+		return false
+	}
+	if ctx.plain == plainElement && (fb.tops != 1 || fb.open[0].text != 0 || data[start] != '<' || data[end-1] != '>') {
+		return false // checkPlaintext: exactly one element
+	}
+	fb.flush(true)
+	return true
+}
+
+func (fb *fastBody) flush(force bool) {
+	if fb.h != nil && (force || len(fb.out) >= fastFlush) {
+		fb.h.Write(fb.out)
+		fb.out = fb.out[:0]
+	} else if fb.h == nil {
+		fb.out = fb.out[:0]
+	}
+}
+
+// textSpecial marks the bytes of character data that need a closer look.
+var textSpecial = func() (t [256]bool) {
+	for i := range t {
+		t[i] = i < 0x20 && i != '\t' && i != '\n' || i >= 0x80 || i == '&' || i == '>' || i == '\r'
+	}
+	return t
+}()
+
+// text canonicalizes a run of character data (no '<' in it).
+func (fb *fastBody) text(v []byte) bool {
+	o := &fb.open[len(fb.open)-1]
+	if o.text += len(v); o.text > fb.lim.MaxTextLen {
+		return false
+	}
+	start := 0
+	for i := 0; i < len(v); {
+		c := v[i]
+		if !textSpecial[c] {
+			i++
+			continue
+		}
+		fb.out = append(fb.out, v[start:i]...)
+		switch {
+		case c == '>':
+			if i >= 2 && v[i-1] == ']' && v[i-2] == ']' {
+				return false // "]]>" in text: not well-formed
+			}
+			fb.out = append(fb.out, "&gt;"...)
+			i++
+		case c == '&':
+			r, n := charRef(v[i:])
+			if n == 0 {
+				return false
+			}
+			fb.out = appendTextRune(fb.out, r)
+			i += n
+		case c >= 0x80:
+			r, n := utf8.DecodeRune(v[i:])
+			if r == utf8.RuneError || !xmlChar(r) {
+				return false
+			}
+			fb.out = append(fb.out, v[i:i+n]...)
+			i += n
+		default: // control characters, CR
+			return false
+		}
+		start = i
+	}
+	fb.out = append(fb.out, v[start:]...)
+	fb.flush(false)
+	return true
+}
+
+// charRef decodes a predefined entity or character reference at the start
+// of v (refLen's grammar) and returns the character and its length, or
+// n == 0.
+func charRef(v []byte) (rune, int) {
+	n := refLen(v)
+	if n == 0 {
+		return 0, 0
+	}
+	switch string(v[:n]) {
+	case "&amp;":
+		return '&', n
+	case "&lt;":
+		return '<', n
+	case "&gt;":
+		return '>', n
+	case "&quot;":
+		return '"', n
+	case "&apos;":
+		return '\'', n
+	}
+	var r rune
+	hex := v[2] == 'x'
+	for _, c := range v[2 : n-1] {
+		switch {
+		case c == 'x':
+		case c >= '0' && c <= '9':
+			r = r*base(hex) + rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r*16 + rune(c-'a'+10)
+		default:
+			r = r*16 + rune(c-'A'+10)
+		}
+	}
+	return r, n
+}
+
+// appendTextRune appends a character of a text node escaped as C14N 1.0
+// §2.3 requires.
+func appendTextRune(dst []byte, r rune) []byte {
+	switch r {
+	case '&':
+		return append(dst, "&amp;"...)
+	case '<':
+		return append(dst, "&lt;"...)
+	case '>':
+		return append(dst, "&gt;"...)
+	case '\r':
+		return append(dst, "&#xD;"...)
+	}
+	return utf8.AppendRune(dst, r)
+}
+
+// appendAttrRune appends a character of an attribute value escaped as
+// C14N 1.0 §2.3 requires.
+func appendAttrRune(dst []byte, r rune) []byte {
+	switch r {
+	case '&':
+		return append(dst, "&amp;"...)
+	case '<':
+		return append(dst, "&lt;"...)
+	case '"':
+		return append(dst, "&quot;"...)
+	case '\t':
+		return append(dst, "&#x9;"...)
+	case '\n':
+		return append(dst, "&#xA;"...)
+	case '\r':
+		return append(dst, "&#xD;"...)
+	}
+	return utf8.AppendRune(dst, r)
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipS(data []byte, p, end int) int {
+	for p < end && isSpace(data[p]) {
+		p++
+	}
+	return p
+}
+
+// name scans an ASCII QName at p: NCName (':' NCName)?. It returns the end
+// and the colon's offset (-1 without prefix), or end == p when there is no
+// name it handles.
+func name(data []byte, p, end int) (int, int) {
+	colon := -1
+	q := p
+	for q < end {
+		switch nameClass[data[q]] {
+		case nameStart:
+		case nameChar:
+			if q == p || q == colon+1 {
+				return p, -1
+			}
+		case nameColon:
+			if colon >= 0 || q == p {
+				return p, -1
+			}
+			colon = q
+		default:
+			if colon == q-1 {
+				return p, -1
+			}
+			return q, colon
+		}
+		q++
+	}
+	return p, -1 // a name runs to the end of the content: not a tag
+}
+
+const (
+	nameOther = iota
+	nameStart // ASCII letters and '_'
+	nameChar  // digits, '-', '.'
+	nameColon
+)
+
+var nameClass = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_':
+			t[c] = nameStart
+		case c >= '0' && c <= '9' || c == '-' || c == '.':
+			t[c] = nameChar
+		case c == ':':
+			t[c] = nameColon
+		}
+	}
+	return t
+}()
+
+// lookup is the URI bound to prefix in scope, or ok false.
+func (fb *fastBody) lookup(prefix []byte) ([]byte, bool) {
+	for k := len(fb.scope) - 1; k >= 0; k-- {
+		if bytes.Equal(fb.scope[k].prefix, prefix) {
+			return fb.scope[k].uri, true
+		}
+	}
+	if len(prefix) == 0 {
+		return nil, true // no default namespace
+	}
+	if string(prefix) == "xml" {
+		return []byte(xmlscan.NamespaceXML), true
+	}
+	return nil, false
+}
+
+// effective is the URI rendered in effect in the output for prefix.
+func (fb *fastBody) effective(prefix []byte) []byte {
+	for k := len(fb.rend) - 1; k >= 0; k-- {
+		if bytes.Equal(fb.rend[k].prefix, prefix) {
+			return fb.rend[k].uri
+		}
+	}
+	return nil
+}
+
+func (fb *fastBody) consider(prefix, uri []byte) {
+	if string(prefix) == "xml" {
+		return
+	}
+	for _, b := range fb.cand {
+		if bytes.Equal(b.prefix, prefix) {
+			return
+		}
+	}
+	if !bytes.Equal(fb.effective(prefix), uri) {
+		fb.cand = append(fb.cand, nsb{prefix, uri})
+	}
+}
+
+// startTag handles the start tag at q.
+func (fb *fastBody) startTag(q, end int) (int, bool) {
+	data, lim := fb.data, fb.lim
+	p := q + 1
+	ne, colon := name(data, p, end)
+	if ne == p || ne-p > lim.MaxNameLen {
+		return 0, false
+	}
+	qn := data[p:ne]
+	var prefix, local []byte
+	if colon >= 0 {
+		prefix, local = data[p:colon], data[colon+1:ne]
+	} else {
+		local = qn
+	}
+	if string(prefix) == "xmlns" || string(prefix) == "xml" || string(qn) == "xmlns" {
+		return 0, false // the gate refuses an element named xmlns
+	}
+	if fb.elems++; fb.elems > lim.MaxElements || fb.ctx.depth+len(fb.open) > lim.MaxDepth {
+		return 0, false
+	}
+	if len(fb.open) == 1 {
+		fb.tops++
+	}
+	fb.attrs, fb.decls = fb.attrs[:0], fb.decls[:0]
+	p = ne
+	empty := false
+	// raw: the tag is written as C14N writes it (one space before each
+	// attribute, name="value", no space before the end), so that,
+	// unless a namespace node is rendered, a value normalized or the
+	// attributes reordered, the canonical start tag is its bytes.
+	raw := true
+	for {
+		s := skipS(data, p, end)
+		if s >= end {
+			return 0, false
+		}
+		if data[s] == '>' {
+			raw = raw && s == p
+			p = s + 1
+			break
+		}
+		if data[s] == '/' {
+			if s+1 >= end || data[s+1] != '>' {
+				return 0, false
+			}
+			raw = raw && s == p
+			p, empty = s+2, true
+			break
+		}
+		if s == p {
+			return 0, false // no white space before an attribute
+		}
+		raw = raw && s == p+1 && data[p] == ' '
+		var ok, tight bool
+		if p, tight, ok = fb.attribute(s, end); !ok {
+			return 0, false
+		}
+		raw = raw && tight
+	}
+	if len(fb.attrs) > lim.MaxAttrs || len(fb.decls) > lim.MaxNSDeclsPerElement {
+		return 0, false
+	}
+	if fb.decl += len(fb.decls); fb.decl > lim.MaxNSDecls {
+		return 0, false
+	}
+	o := fastOpen{qname: qn, scope: len(fb.scope), rendered: len(fb.rend), prefix: prefix, known: true}
+	parent := &fb.open[len(fb.open)-1]
+	// inherited: same prefix as the parent and no declaration here, so
+	// the same namespace, already in effect in the output (the parent's
+	// start tag made it so): most elements of a payload.
+	inherited := len(fb.decls) == 0 && parent.known && bytes.Equal(parent.prefix, prefix)
+	var space []byte
+	if inherited {
+		space = parent.space
+	} else {
+		fb.scope = append(fb.scope, fb.decls...)
+		var ok bool
+		if space, ok = fb.lookup(prefix); !ok || reservedNS(string(space)) || (fb.ctx.plain != notPlain && isSOAP(string(space))) {
+			return 0, false
+		}
+	}
+	o.space = space
+	if fb.elementOnly(space, local) {
+		return 0, false
+	}
+	var ok bool
+	// Resolve the attributes and refuse what genericContent refuses and
+	// what the gate refuses (two attributes with one expanded name).
+	for k := range fb.attrs {
+		a := &fb.attrs[k]
+		if len(a.prefix) > 0 {
+			if a.space, ok = fb.lookup(a.prefix); !ok {
+				return 0, false
+			}
+		}
+		if string(a.local) == "Id" || string(a.local) == "ID" || (string(a.local) == "id" && string(a.space) == xmlscan.NamespaceXML) ||
+			reservedNS(string(a.space)) {
+			return 0, false
+		}
+		for j := range k {
+			if b := &fb.attrs[j]; bytes.Equal(a.local, b.local) && bytes.Equal(a.space, b.space) {
+				return 0, false
+			}
+		}
+	}
+	// exc-c14n §3: the namespace nodes visibly utilized, and the listed
+	// prefixes this element declares, unless already in effect.
+	fb.cand = fb.cand[:0]
+	if !inherited {
+		fb.consider(prefix, space)
+	}
+	for k := range fb.attrs {
+		if a := &fb.attrs[k]; len(a.prefix) > 0 {
+			fb.consider(a.prefix, a.space)
+		}
+	}
+	if fb.ctx.listed {
+		for _, d := range fb.decls {
+			if fb.inList(d.prefix) {
+				fb.consider(d.prefix, d.uri)
+			}
+		}
+	}
+	sorted := attrsSorted(fb.attrs)
+	if raw && sorted && len(fb.cand) == 0 && len(fb.decls) == 0 && attrsPlain(fb.attrs) {
+		if empty {
+			fb.out = append(append(append(append(fb.out, data[q:p-2]...), "></"...), qn...), '>')
+		} else {
+			fb.out = append(fb.out, data[q:p]...)
+			fb.open = append(fb.open, o)
+		}
+		fb.flush(false)
+		return p, true
+	}
+	sortNS(fb.cand)
+	if !sorted {
+		sortAttrs(fb.attrs)
+	}
+	out := append(fb.out, '<')
+	out = append(out, qn...)
+	for _, b := range fb.cand {
+		if len(b.prefix) == 0 {
+			out = append(out, ` xmlns="`...)
+		} else {
+			out = append(out, " xmlns:"...)
+			out = append(out, b.prefix...)
+			out = append(out, `="`...)
+		}
+		out = append(out, b.uri...) // no byte of it needs escaping (attribute)
+		out = append(out, '"')
+		fb.rend = append(fb.rend, b)
+	}
+	for k := range fb.attrs {
+		a := &fb.attrs[k]
+		out = append(out, ' ')
+		out = append(out, a.qname...)
+		out = append(out, `="`...)
+		out = fb.attrValue(out, a)
+		out = append(out, '"')
+	}
+	out = append(out, '>')
+	fb.out = out
+	if empty {
+		fb.out = append(append(append(fb.out, "</"...), qn...), '>')
+		fb.scope, fb.rend = fb.scope[:o.scope], fb.rend[:o.rendered]
+	} else {
+		fb.open = append(fb.open, o)
+	}
+	fb.flush(false)
+	return p, true
+}
+
+func (fb *fastBody) inList(prefix []byte) bool {
+	for _, p := range fb.ctx.prefixes {
+		if p == string(prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func (fb *fastBody) elementOnly(space, local []byte) bool {
+	for _, n := range fb.only {
+		if n.Local == string(local) && n.Space == string(space) {
+			return true
+		}
+	}
+	return false
+}
+
+// attrSpecial marks the bytes of an attribute value that need a closer
+// look: references, markup, white space that normalization changes,
+// control characters and non-ASCII.
+var attrSpecial = func() (t [256]bool) {
+	for i := range t {
+		t[i] = i < 0x20 || i >= 0x80 || i == '&' || i == '<' || i == '"'
+	}
+	return t
+}()
+
+// attribute scans name S? '=' S? quoted-value at p; tight: written
+// name="value".
+func (fb *fastBody) attribute(p, end int) (next int, tight, ok bool) {
+	data, lim := fb.data, fb.lim
+	ne, colon := name(data, p, end)
+	if ne == p || ne-p > lim.MaxNameLen {
+		return 0, false, false
+	}
+	a := fastAttr{qname: data[p:ne]}
+	if colon >= 0 {
+		a.prefix, a.local = data[p:colon], data[colon+1:ne]
+	} else {
+		a.local = a.qname
+	}
+	s := skipS(data, ne, end)
+	if s >= end || data[s] != '=' {
+		return 0, false, false
+	}
+	s = skipS(data, s+1, end)
+	if s >= end || (data[s] != '"' && data[s] != '\'') {
+		return 0, false, false
+	}
+	quote := data[s]
+	vs := s + 1
+	ve := vs + bytes.IndexByte(data[vs:end], quote)
+	if ve < vs || ve-vs > lim.MaxAttrValueLen {
+		return 0, false, false
+	}
+	a.value = data[vs:ve]
+	for i := 0; i < len(a.value); {
+		c := a.value[i]
+		if !attrSpecial[c] {
+			i++
+			continue
+		}
+		switch {
+		case c == '<':
+			return 0, false, false
+		case c == '&':
+			_, n := charRef(a.value[i:])
+			if n == 0 {
+				return 0, false, false
+			}
+			i += n
+		case c >= 0x80:
+			r, n := utf8.DecodeRune(a.value[i:])
+			if r == utf8.RuneError || !xmlChar(r) {
+				return 0, false, false
+			}
+			i += n
+			continue
+		case c == '\t' || c == '\n' || c == '"':
+			// '\r' is not: line-end normalization comes first, and
+			// "\r\n" is one space.
+			i++
+		default:
+			return 0, false, false
+		}
+		a.norm = true
+	}
+	switch {
+	case string(a.qname) == "xmlns" || string(a.prefix) == "xmlns":
+		// A namespace declaration: plain absolute URIs only (no
+		// normalization, no relative URI c14n would refuse), no
+		// xml/xmlns binding, no undeclaring a prefix, no duplicate.
+		if a.norm || (len(a.prefix) > 0 && len(a.value) == 0) || (len(a.value) > 0 && relativeURI(a.value)) ||
+			(len(a.prefix) > 0 && (string(a.local) == "xml" || string(a.local) == "xmlns")) ||
+			string(a.value) == xmlscan.NamespaceXML || string(a.value) == xmlscan.NamespaceXMLNS || !plainURI(a.value) {
+			return 0, false, false
+		}
+		d := nsb{uri: a.value}
+		if len(a.prefix) > 0 {
+			d.prefix = a.local
+		}
+		for _, o := range fb.decls {
+			if bytes.Equal(o.prefix, d.prefix) {
+				return 0, false, false
+			}
+		}
+		fb.decls = append(fb.decls, d)
+	default:
+		fb.attrs = append(fb.attrs, a)
+	}
+	return ve + 1, s == ne+1 && quote == '"', true
+}
+
+// plainURI: no byte of it is escaped in a canonical attribute value, and
+// no white space (the gate refuses it in a namespace name).
+func plainURI(v []byte) bool {
+	for _, c := range v {
+		if c <= 0x20 || c >= 0x80 || c == '&' || c == '<' || c == '"' {
+			return false
+		}
+	}
+	return true
+}
+
+// relativeURI is c14n's test for a relative namespace URI (which makes
+// canonicalization fail): no scheme.
+func relativeURI(uri []byte) bool {
+	for k, c := range uri {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case k > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case k > 0 && c == ':':
+			return false
+		default:
+			return true
+		}
+	}
+	return true
+}
+
+// attrValue appends an attribute value normalized (XML 1.0 §3.3.3, CDATA
+// type: references replaced, each white space character a space) and
+// escaped (C14N 1.0 §2.3).
+func (fb *fastBody) attrValue(out []byte, a *fastAttr) []byte {
+	if !a.norm {
+		return append(out, a.value...)
+	}
+	v := a.value
+	for i := 0; i < len(v); {
+		c := v[i]
+		switch c {
+		case '&':
+			r, n := charRef(v[i:])
+			out = appendAttrRune(out, r)
+			i += n
+		case '\t', '\n', '\r':
+			out = append(out, ' ')
+			i++
+		case '"':
+			out = append(out, "&quot;"...)
+			i++
+		default:
+			out = append(out, c)
+			i++
+		}
+	}
+	return out
+}
+
+// endTag handles the end tag at q.
+func (fb *fastBody) endTag(q, end int) (int, bool) {
+	data := fb.data
+	if len(fb.open) < 2 {
+		return 0, false // closes the Body or beyond: not content
+	}
+	o := fb.open[len(fb.open)-1]
+	p := q + 2
+	if p+len(o.qname) > end || !bytes.Equal(data[p:p+len(o.qname)], o.qname) {
+		return 0, false
+	}
+	p = skipS(data, p+len(o.qname), end)
+	if p >= end || data[p] != '>' {
+		return 0, false
+	}
+	fb.out = append(append(append(fb.out, "</"...), o.qname...), '>')
+	fb.scope, fb.rend = fb.scope[:o.scope], fb.rend[:o.rendered]
+	fb.open = fb.open[:len(fb.open)-1]
+	fb.flush(false)
+	return p + 1, true
+}
+
+// sortNS orders namespace nodes by prefix, the default first (C14N 1.0
+// §2.2).
+func sortNS(b []nsb) {
+	for x := 1; x < len(b); x++ {
+		for y := x; y > 0 && bytes.Compare(b[y].prefix, b[y-1].prefix) < 0; y-- {
+			b[y], b[y-1] = b[y-1], b[y]
+		}
+	}
+}
+
+// sortAttrs orders attributes by namespace URI, then local name,
+// unqualified ones first (C14N 1.0 §2.2).
+func sortAttrs(a []fastAttr) {
+	less := func(x, y *fastAttr) bool {
+		if c := bytes.Compare(x.space, y.space); c != 0 {
+			return c < 0
+		}
+		return bytes.Compare(x.local, y.local) < 0
+	}
+	for x := 1; x < len(a); x++ {
+		for y := x; y > 0 && less(&a[y], &a[y-1]); y-- {
+			a[y], a[y-1] = a[y-1], a[y]
+		}
+	}
+}
+
+// attrsSorted reports whether the attributes are in canonical order.
+func attrsSorted(a []fastAttr) bool {
+	for k := 1; k < len(a); k++ {
+		if c := bytes.Compare(a[k-1].space, a[k].space); c > 0 || c == 0 && bytes.Compare(a[k-1].local, a[k].local) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// attrsPlain reports whether no attribute value needs normalization or
+// escaping.
+func attrsPlain(a []fastAttr) bool {
+	for k := range a {
+		if a[k].norm {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,158 @@
+package template
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/wssgw/wssgw/internal/c14n"
+	"github.com/wssgw/wssgw/internal/xmlscan"
+)
+
+// bufHash collects what is written to it: the fast body's canonical
+// output, to compare with c14n's.
+type bufHash struct{ bytes.Buffer }
+
+func (b *bufHash) Sum(p []byte) []byte { return append(p, b.Bytes()...) }
+func (b *bufHash) Size() int           { return 0 }
+func (b *bufHash) BlockSize() int      { return 1 }
+
+const (
+	fastHead = `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:m="urn:m" xmlns="urn:default"><soap:Header/><soap:Body xmlns:q="urn:q">`
+	fastTail = `</soap:Body></soap:Envelope>`
+)
+
+// fastVersusGate checks the fast body on one Body content against the
+// gate and c14n: whatever the fast body accepts, the gate accepts, with a
+// content genericContent accepts and the same canonical form as c14n's
+// walk over the gate's Document.
+func fastVersusGate(t *testing.T, sc *xmlscan.Scanner, body string, prefixes []string) (handled bool) {
+	t.Helper()
+	var ref xmlscan.Document
+	if err := sc.Scan([]byte(fastHead+fastTail), &ref); err != nil {
+		t.Fatal(err)
+	}
+	ctx := newFastCtx(&ref, bodyOf(&ref), prefixes)
+	data := []byte(fastHead + body + fastTail)
+	lim := sc.Limits()
+	fb := &fastBody{only: xmlscan.DefaultConfig().ElementOnly}
+	h := &bufHash{}
+	if !fb.run(data, len(fastHead), len(data)-len(fastTail), ctx, &lim, h) {
+		return false
+	}
+	var d xmlscan.Document
+	if err := sc.Scan(data, &d); err != nil {
+		t.Fatalf("the fast body accepted %q, the gate refused it: %v", body, err)
+	}
+	b := bodyOf(&d)
+	if b < 0 || !genericContent(&d, b, notPlain) {
+		t.Fatalf("the fast body accepted %q, genericContent refused it", body)
+	}
+	want, err := c14n.Canonicalize(c14n.AlgExcC14N, &d, b, prefixes, nil)
+	if err != nil {
+		t.Fatalf("the fast body accepted %q, c14n refused it: %v", body, err)
+	}
+	var fb2 fastBody
+	fb2.scope = ctx.scope
+	start := bytes.IndexByte(want, '>') + 1
+	got := h.Bytes()
+	if inner := want[start : len(want)-len("</soap:Body>")]; !bytes.Equal(inner, got) {
+		t.Fatalf("canonical forms differ for %q (prefixes %v):\nc14n: %s\nfast: %s", body, prefixes, inner, got)
+	}
+	return true
+}
+
+var fastSeeds = []string{
+	``, `<T xmlns="urn:example:svc2:v1"><R no="1">x</R></T>`, `text`, `  <a/>  `, `<m:a x="1" b="2" m:c="3"/>`, `<a xmlns="">x</a>`, `<x:a xmlns:x="urn:x"><x:b/><y:c xmlns:y="urn:x"/></x:a>`,
+	`<m:a xmlns:m="urn:other"><m:b/></m:a>`, `<a  b = '1'  c="x&amp;y&lt;&gt;&quot;&apos;&#x41;&#10;&#9;&#13;" >t</a >`,
+	"<a b=\"x\ty\nz\">\t\n</a>", `<a>&amp;&lt;&gt;&#x3e;&#62;&#13;]]</a>`, `<a>]]></a>`, `<a b="'">'"</a>`, `<a b='"'/>`,
+	`<q:a q:z="1" m:y="2" a="3" xml:lang="de"/>`, `<a><!-- c --></a>`, `<a><![CDATA[x]]></a>`, `<?pi x?>`, "<a>\r\n</a>",
+	`<a Id="x"/>`, `<a xml:id="x"/>`, `<ds:a xmlns:ds="http://www.w3.org/2000/09/xmldsig#"/>`, `<a b="1" b="2"/>`,
+	`<a m:b="1" x:b="2" xmlns:x="urn:m"/>`, `<a xmlns:x="rel"/>`, `<a xmlns:x=""/>`, `<a></b>`, `<a>`, `</a>`, `<a b="1"c="2"/>`,
+	`<soap:Header/>`, `<a>grüße – 日本</a>`, `<a b="ü"/>`, `<x:a/>`, `<1a/>`, `<a:1/>`, `<a:/>`, `<:a/>`, `<a>&foo;</a>`, `<a>&#0;</a>`,
+	`<a xmlns:xml="http://www.w3.org/XML/1998/namespace"/>`, `<a xmlns="urn:default"><b xmlns="urn:other"><c xmlns="urn:default"/></b></a>`,
+	`<x:a xmlns:x="urn:x"><x:a xmlns:x="urn:y"><x:a xmlns:x="urn:x"/></x:a></x:a>`, `<a><b><c><d/></c></b></a>tail`, "\x01", `<a>&#xFFFE;</a>`,
+	`<q:a xmlns:q="urn:q2" xmlns:m="urn:m"/>`, `<a xmlns:m="urn:m2" m:x="1"/>`,
+}
+
+var fastPrefixLists = [][]string{nil, {"#default"}, {"m", "q"}, {"#default", "m", "q", "x"}}
+
+// tightScanner gates with limits the seeds reach, so that the fast body's
+// limit checks meet the gate's.
+func tightScanner(t testing.TB) *xmlscan.Scanner {
+	c := xmlscan.DefaultConfig()
+	c.Limits = xmlscan.Limits{MaxDepth: 4, MaxElements: 7, MaxAttrs: 2, MaxNameLen: 13, MaxNSDeclsPerElement: 3,
+		MaxNSDecls: 6, MaxTextLen: 6, MaxAttrValueLen: 41}
+	sc, err := xmlscan.NewScanner(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+var fastLimitSeeds = []string{
+	`<a><b><c/></b></a>`, `<a><b><c><d/></c></b></a>`, `<a/><b/><c/><d/>`, `<a/><b/><c/><d/><e/>`, `<a x="1" y="2"/>`, `<a x="1" y="2" z="3"/>`,
+	`<abcdefghijklm/>`, `<abcdefghijklmn/>`, `<a xmlns:x="urn:x"/>`, `<a xmlns:x="urn:x" xmlns:y="urn:y"/>`, `<a>123456</a>`, `<a>1234567</a>`,
+	`12<a/>3456`, `12<a/>34567`, `<a>&#x41;&#x41;</a>`,
+}
+
+// TestFastBodyVersusGate: ok/... contents the fast body handles give the
+// gate's verdict and c14n's canonical form; the others (fail/...) are
+// left to the Document path.
+func TestFastBodyVersusGate(t *testing.T) {
+	sc, err := xmlscan.NewScanner(xmlscan.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	handled := 0
+	for _, body := range fastSeeds {
+		for _, p := range fastPrefixLists {
+			if fastVersusGate(t, sc, body, p) {
+				handled++
+			}
+		}
+	}
+	tight := tightScanner(t)
+	tightHandled := 0
+	for _, body := range append(fastLimitSeeds, fastSeeds...) {
+		if fastVersusGate(t, tight, body, nil) {
+			tightHandled++
+		}
+	}
+	if tightHandled < len(fastLimitSeeds)/2 {
+		t.Fatalf("only %d cases handled under tight limits", tightHandled)
+	}
+	if !fastVersusGate(t, sc, `<T xmlns="urn:t"><R no="1">x</R></T>`, nil) {
+		t.Fatal("a default namespace declaration is not handled")
+	}
+	if handled < len(fastSeeds) {
+		t.Fatalf("only %d of %d cases handled: the fast body is not exercised", handled, len(fastSeeds)*len(fastPrefixLists))
+	}
+	for _, body := range []string{`<a><!-- c --></a>`, `<a>]]></a>`, "<a>\r\n</a>", `<a Id="x"/>`, `<a b="1" b="2"/>`, `<a m:b="1" x:b="2" xmlns:x="urn:m"/>`, `<a></b>`, `<soap:Header/>`} {
+		if fastVersusGate(t, sc, body, nil) {
+			t.Errorf("fail/%q was handled", body)
+		}
+	}
+}
+
+// FuzzFastBody: for any Body content, what the fast body handles the gate
+// accepts and c14n canonicalizes to the same bytes.
+func FuzzFastBody(f *testing.F) {
+	for _, s := range fastSeeds {
+		f.Add(s, uint8(0))
+	}
+	for _, s := range fastLimitSeeds {
+		f.Add(s, uint8(4))
+	}
+	sc, err := xmlscan.NewScanner(xmlscan.DefaultConfig())
+	if err != nil {
+		f.Fatal(err)
+	}
+	tight := tightScanner(f)
+	f.Fuzz(func(t *testing.T, body string, pl uint8) {
+		s := sc
+		if pl&4 != 0 {
+			s = tight
+		}
+		fastVersusGate(t, s, body, fastPrefixLists[int(pl&3)])
+	})
+}
