@@ -257,17 +257,29 @@ func (r *run) slotCanon(k int) []byte {
 	if plain {
 		return v
 	}
+	var n []byte
 	var err error
 	if textual {
-		if r.tmp, err = xmlscan.NormalizeText(v, r.tmp[:0]); err == nil {
-			r.norm = c14n.AppendText(r.norm[:0], r.tmp)
-			return r.norm
-		}
-	} else if r.tmp, err = xmlscan.NormalizeAttrValue(v, r.tmp[:0]); err == nil {
-		r.norm = c14n.AppendAttr(r.norm[:0], r.tmp)
-		return r.norm
+		n, err = xmlscan.NormalizeText(v, r.tmp[:0])
+	} else {
+		n, err = xmlscan.NormalizeAttrValue(v, r.tmp[:0])
 	}
-	return v // unreachable: the class admitted only well-formed references
+	if err != nil {
+		return v // unreachable: the class admitted only well-formed references
+	}
+	// The normalizers return v itself when only escaping is needed ('>'
+	// in text, '"' in a value): keeping that as scratch would let the next
+	// value be normalized into the message's own bytes, which are
+	// forwarded after verification (issue 14, TestProcessKeepsInput).
+	if len(n) == 0 || len(v) == 0 || &n[0] != &v[0] {
+		r.tmp = n
+	}
+	if textual {
+		r.norm = c14n.AppendText(r.norm[:0], n)
+	} else {
+		r.norm = c14n.AppendAttr(r.norm[:0], n)
+	}
+	return r.norm
 }
 
 // signature verifies one ds:Signature as the DOM engine does: canonical

@@ -1,4 +1,4 @@
-package main
+package testtraffic
 
 import (
 	"fmt"
@@ -55,6 +55,9 @@ var operations = func() []operation {
 	}
 	return ops
 }()
+
+// Operations is the number of operations in the mix.
+func Operations() int { return len(operations) }
 
 // texts are payload values as applications write them: markup characters
 // that must be escaped, and non-ASCII in several scripts (issue 14:
