@@ -20,6 +20,7 @@ import (
 	"runtime/pprof"
 	"time"
 
+	"github.com/wssgw/wssgw/bench/internal/traffic"
 	"github.com/wssgw/wssgw/internal/config"
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/dom"
@@ -128,18 +129,18 @@ func run(o options) error {
 		return err
 	}
 	now := time.Now().UTC().Truncate(time.Second)
-	g := newGenerator(o.seed, kp, now)
+	g := traffic.New(o.seed, kp, func() time.Time { return now })
 	var hits, counted, bytes int
 	lookups := map[string]int{}
 	for i := range o.n {
-		m, err := g.next()
+		m, err := g.Next()
 		if err != nil {
 			return err
 		}
-		bytes += len(m.signed)
-		res, err := e.tpl.Process(m.signed, e.policy, now)
+		bytes += len(m.Signed)
+		res, err := e.tpl.Process(m.Signed, e.policy, now)
 		if err != nil {
-			return fmt.Errorf("message %d (%s %s) rejected: %w", i, m.stack, m.op, err)
+			return fmt.Errorf("message %d (%s %s) rejected: %w", i, m.Stack, m.Op, err)
 		}
 		if i >= o.warmup {
 			counted++
@@ -152,11 +153,11 @@ func run(o options) error {
 	held := e.tpl.Store().Len()
 	timed := make([][]byte, o.timed)
 	for i := range timed {
-		m, err := g.next()
+		m, err := g.Next()
 		if err != nil {
 			return err
 		}
-		timed[i] = m.signed
+		timed[i] = m.Signed
 	}
 	t, err := timePaths(e, kp, timed, now)
 	if err != nil {
@@ -164,7 +165,7 @@ func run(o options) error {
 	}
 	ratio := float64(hits) / float64(counted)
 	fmt.Printf("mix: seed %d, %d signed requests (mean %.1f KiB), %d operations, 2 partner stacks; learn rate %s\n",
-		o.seed, o.n, float64(bytes)/float64(o.n)/1024, len(operations), rateName(o.learnRate))
+		o.seed, o.n, float64(bytes)/float64(o.n)/1024, traffic.Operations(), rateName(o.learnRate))
 	fmt.Printf("lookups over the last %d: %v\n", counted, lookups)
 	fmt.Printf("%-34s %10s  %-10s %s\n", "measure", "value", "goal", "")
 	row("hit ratio after warm-up", fmt.Sprintf("%.3f", ratio), fmt.Sprintf("≥ %.2f", goalHitRatio), ratio >= goalHitRatio)

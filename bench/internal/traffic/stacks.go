@@ -1,4 +1,4 @@
-package main
+package traffic
 
 import (
 	"encoding/xml"
@@ -29,6 +29,7 @@ type stack struct {
 	headers   []string                                      // wsa headers in the stack's order
 	keyRef    string
 	inclusive bool
+	extra     string // markup of further header blocks, after the addressing ones (fresh.go)
 }
 
 // stacks are the two partners of the mix. The Security header's own
@@ -58,58 +59,71 @@ var stacks = []stack{
 	},
 }
 
-// message is one generated request.
-type message struct {
-	stack, op string
-	items     int // items over all lists
-	plain     []byte
-	signed    []byte
+// Message is one generated request.
+type Message struct {
+	Stack, Op string
+	Items     int    // items over all lists
+	Plain     []byte // the envelope before signing
+	Signed    []byte
 }
 
-// generator makes the mix: seeded, so a run is reproducible byte for byte
-// (the signer's ids come from the same seeded stream; RSA PKCS#1 v1.5
-// signatures are deterministic).
-type generator struct {
+// Generator makes the mix: seeded, so a run is reproducible byte for byte
+// when its clock is (the signer's ids come from the same seeded stream;
+// RSA PKCS#1 v1.5 signatures are deterministic). One Generator is not safe
+// for concurrent use; run one per goroutine with different seeds.
+type Generator struct {
 	r   *rand.Rand
 	rd  *rand.ChaCha8
 	kp  *wcrypto.KeyPair
-	now time.Time
+	now func() time.Time
 	seq int
 }
 
-func newGenerator(seed uint64, kp *wcrypto.KeyPair, now time.Time) *generator {
+// New returns the generator of seed, signing with kp; now dates each
+// message's Timestamp (a fixed time for reproducible bytes, time.Now for
+// messages a gateway with a replay store accepts once each).
+func New(seed uint64, kp *wcrypto.KeyPair, now func() time.Time) *Generator {
 	var s [32]byte
 	for i := range 8 {
 		s[i] = byte(seed >> (8 * i))
 	}
-	return &generator{r: rand.New(rand.NewPCG(seed, 14)), rd: rand.NewChaCha8(s), kp: kp, now: now}
+	return &Generator{r: rand.New(rand.NewPCG(seed, 14)), rd: rand.NewChaCha8(s), kp: kp, now: now}
 }
 
-// next returns the next message: a stack (60 % the first), an operation
+// Next returns the next message: a stack (60 % the first), an operation
 // (Zipf-like: a few operations carry most traffic) and a payload.
-func (g *generator) next() (message, error) {
+func (g *Generator) Next() (Message, error) {
 	st := &stacks[0]
 	if g.r.Float64() >= 0.6 {
 		st = &stacks[1]
 	}
-	op := &operations[g.opIndex()]
-	plain, items := g.envelope(st, op)
+	return g.sign(st, &operations[g.opIndex()], g.options(st))
+}
+
+// options are how stack st signs.
+func (g *Generator) options(st *stack) signer.Options {
 	o := signer.DefaultOptions()
 	o.Signer, o.Certificate, o.KeyReference = g.kp.Signer, g.kp.Certificate, st.keyRef
 	o.InclusivePrefixes, o.TTL, o.Rand = st.inclusive, time.Hour, g.rd
-	o.Now = func() time.Time { return g.now }
+	o.Now = g.now
 	for _, h := range st.headers {
 		o.SignHeaders = append(o.SignHeaders, xml.Name{Space: nsWSA, Local: h})
 	}
+	return o
+}
+
+// sign writes op's envelope as st writes it and signs it with o.
+func (g *Generator) sign(st *stack, op *operation, o signer.Options) (Message, error) {
+	plain, items := g.envelope(st, op)
 	signed, err := signer.Secure(plain, o)
 	if err != nil {
-		return message{}, fmt.Errorf("%s %s: %w", st.name, op.name, err)
+		return Message{}, fmt.Errorf("%s %s: %w", st.name, op.name, err)
 	}
-	return message{stack: st.name, op: op.name, items: items, plain: plain, signed: signed}, nil
+	return Message{Stack: st.name, Op: op.name, Items: items, Plain: plain, Signed: signed}, nil
 }
 
 // opIndex draws an operation with weight 1/(k+1).
-func (g *generator) opIndex() int {
+func (g *Generator) opIndex() int {
 	var total float64
 	for k := range operations {
 		total += 1 / float64(k+1)
@@ -124,7 +138,7 @@ func (g *generator) opIndex() int {
 }
 
 // envelope writes the plain request of op as stack st writes it.
-func (g *generator) envelope(st *stack, op *operation) ([]byte, int) {
+func (g *Generator) envelope(st *stack, op *operation) ([]byte, int) {
 	g.seq++
 	var b strings.Builder
 	sp, ap := st.soapPfx, st.wsaPfx
@@ -142,6 +156,7 @@ func (g *generator) envelope(st *stack, op *operation) ([]byte, int) {
 			fmt.Fprintf(&b, `<%s:ReplyTo><%s:Address>%s/anonymous</%s:Address></%s:ReplyTo>`, ap, ap, nsWSA, ap, ap)
 		}
 	}
+	b.WriteString(st.extra)
 	fmt.Fprintf(&b, `</%s:Header><%s:Body>`, sp, sp)
 	open, p := st.payload(op)
 	b.WriteString(open)
@@ -168,7 +183,7 @@ func (g *generator) envelope(st *stack, op *operation) ([]byte, int) {
 
 // element writes f unless it is drawn absent, with a text value: a number,
 // an identifier or one of the escaped texts.
-func (g *generator) element(b *strings.Builder, p string, f field) {
+func (g *Generator) element(b *strings.Builder, p string, f field) {
 	if f.optional > 0 && g.r.Float64() < f.optional {
 		return
 	}
@@ -182,4 +197,21 @@ func (g *generator) element(b *strings.Builder, p string, f field) {
 		escape(b, texts[g.r.IntN(len(texts))])
 	}
 	fmt.Fprintf(b, `</%s%s>`, p, f.name)
+}
+
+// Operations is the number of operations in the mix.
+func Operations() int { return len(operations) }
+
+// Stacks is the number of partner stacks in the mix.
+func Stacks() int { return len(stacks) }
+
+// SignedHeaders is how many header blocks stack signs besides the
+// Timestamp (its addressing headers); 0 for an unknown stack.
+func SignedHeaders(stack string) int {
+	for i := range stacks {
+		if stacks[i].name == stack {
+			return len(stacks[i].headers)
+		}
+	}
+	return 0
 }
