@@ -1,0 +1,232 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wssgw/wssgw/bench/internal/traffic"
+	"github.com/wssgw/wssgw/internal/metrics"
+)
+
+// freshEvery paces the fresh-shape pool: one fresh message per this many
+// legitimate completions, so fresh traffic is 10 % of all requests.
+const freshEvery = 9
+
+// nextFresh alternates the two fresh-shape variants: validly signed with
+// a trusted key (an attacker with a key; accepted) and signed-looking
+// garbage (refused after the digests).
+func nextFresh(g *traffic.Generator, i int) (traffic.Message, error) {
+	if i%2 == 0 {
+		return g.Fresh()
+	}
+	return g.FreshGarbage()
+}
+
+// freshResult is what the fresh-shape pool did in one phase.
+type freshResult struct {
+	sent, accepted, refused, errors int
+	dry                             bool
+}
+
+// phase is one measured phase of the fresh-shape scenario.
+type phase struct {
+	legit result
+	fresh freshResult
+}
+
+// runFresh measures how much legitimate throughput fresh-shape traffic
+// removes (issue 14, goal <= 10 %). Two phases alternate in each round on
+// the mix route: "alone", the legitimate mix from -conns connections; and
+// "with fresh", the same legitimate load plus a separate pool of
+// -fresh-conns connections sending fresh-shape messages, paced to one per
+// freshEvery legitimate completions (10 % of the requests). The fresh
+// pool has its own connections, so it competes for wssgw's CPU, not for
+// the legitimate clients' slots; the loss is 1 - with/alone of the
+// legitimate requests/s (medians over the rounds).
+func runFresh(o options, env *environment) error {
+	fmt.Println()
+	fmt.Printf("== fresh-shape: legitimate mix alone vs with 1 fresh-shape message per %d legitimate (10 %%)\n", freshEvery)
+	url := "http://" + env.gw + mixPath
+	rate, left := env.mixRate, env.mixLeft
+	if rate == 0 { // signed-mix did not run: warm wssgw up on the mix
+		warm, err := env.pools.make("warm-up", warmupPool(o), nextMix)
+		if err != nil {
+			return err
+		}
+		wr, err := load(url, &once{reqs: warm}, o.conns, o.warmup, loadOptions{})
+		if err != nil {
+			return fmt.Errorf("fresh-shape warm-up: %w", err)
+		}
+		rate = wr.rps
+	}
+	d := time.Duration(o.rounds) * o.duration
+	legitPool, err := env.pools.make("legitimate", max(0, poolFor(o, rate, 2*d)-len(left)), nextMix)
+	if err != nil {
+		return err
+	}
+	legitPool = append(left, legitPool...)
+	freshPool, err := env.pools.make("fresh-shape", poolFor(o, rate/freshEvery, d), nextFresh)
+	if err != nil {
+		return err
+	}
+	legit, fresh := &once{reqs: legitPool}, &once{reqs: freshPool}
+	phases := map[bool][]phase{}
+	looks := map[bool]lookups{false: {}, true: {}}
+	for r := range o.rounds {
+		for i := range 2 {
+			withFresh := (i+r)%2 == 1
+			before, _, err := scrape(env.admin, "mix", "mix")
+			if err != nil {
+				return err
+			}
+			ph, err := runPhase(o, url, legit, fresh, withFresh)
+			if err != nil {
+				return fmt.Errorf("fresh-shape: %w", err)
+			}
+			after, _, err := scrape(env.admin, "mix", "mix")
+			if err != nil {
+				return err
+			}
+			looks[withFresh].add(before, after)
+			phases[withFresh] = append(phases[withFresh], ph)
+		}
+	}
+	_, held, err := scrape(env.admin, "mix", "mix")
+	if err != nil {
+		return err
+	}
+	reportFresh(o, phases, looks, held)
+	return nil
+}
+
+// runPhase is one measured phase: the legitimate load, and with withFresh
+// the paced fresh-shape pool beside it until the same deadline.
+func runPhase(o options, url string, legit, fresh *once, withFresh bool) (phase, error) {
+	if !withFresh {
+		res, err := load(url, legit, o.conns, o.duration, loadOptions{})
+		return phase{legit: res}, err
+	}
+	tokens := make(chan struct{}, 1<<16)
+	var done atomic.Int64
+	onOK := func() {
+		if done.Add(1)%freshEvery == 0 {
+			select {
+			case tokens <- struct{}{}:
+			default:
+			}
+		}
+	}
+	stop := make(chan struct{})
+	var fr freshResult
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		fr = freshPool(url, fresh, o.freshConns, tokens, stop)
+	}()
+	res, err := load(url, legit, o.conns, o.duration, loadOptions{onOK: onOK})
+	close(stop)
+	wg.Wait()
+	return phase{legit: res, fresh: fr}, err
+}
+
+// freshPool sends one fresh-shape message per token from conns
+// connections of its own until stop, and counts the answers: a validly
+// signed fresh message is accepted, a garbage one refused.
+func freshPool(url string, src *once, conns int, tokens <-chan struct{}, stop <-chan struct{}) freshResult {
+	tr := &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	var mu sync.Mutex
+	var fr freshResult
+	var wg sync.WaitGroup
+	for range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tokens:
+				}
+				rq, ok := src.next()
+				if !ok {
+					mu.Lock()
+					fr.dry = true
+					mu.Unlock()
+					return
+				}
+				status, err := post(client, url, rq, false)
+				mu.Lock()
+				fr.sent++
+				switch {
+				case err != nil:
+					fr.errors++
+				case status == http.StatusOK:
+					fr.accepted++
+				default:
+					fr.refused++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return fr
+}
+
+func reportFresh(o options, phases map[bool][]phase, looks map[bool]lookups, held float64) {
+	fmt.Printf("bench-proxy fresh-shape: wssgw only, legitimate mix from %d connections; fresh-shape pool of %d connections paced to 1 per %d legitimate; %d round(s) x %s per phase\n",
+		o.conns, o.freshConns, freshEvery, o.rounds, o.duration)
+	fmt.Printf("%-22s %10s %10s %10s %8s %10s %8s %s\n", "phase", "legit/s", "p50", "p99", "errors", "fresh/s", "share", "fresh accepted/refused/errors")
+	med := map[bool]phase{}
+	for _, withFresh := range []bool{false, true} {
+		ph := medianPhase(phases[withFresh])
+		med[withFresh] = ph
+		name := "legitimate alone"
+		if withFresh {
+			name = "legitimate + fresh"
+		}
+		fr := ph.fresh
+		share := float64(fr.sent) / float64(max(1, fr.sent+ph.legit.ok))
+		fmt.Printf("%-22s %10.0f %10s %10s %8d %10.0f %7.1f%% %d/%d/%d\n", name, ph.legit.rps, round(ph.legit.p50), round(ph.legit.p99),
+			ph.legit.errors, float64(fr.sent)/ph.legit.elapsed.Seconds(), 100*share, fr.accepted, fr.refused, fr.errors)
+		if ph.legit.firstErr != nil {
+			fmt.Printf("first error, %s: %v\n", name, ph.legit.firstErr)
+		}
+		if ph.legit.exhausted || fr.dry {
+			fmt.Printf("note: %s ran out of pre-signed messages before the deadline (raise -pool-max)\n", name)
+		}
+	}
+	fmt.Printf("template lookups, alone phases: %s\n", looks[false])
+	fmt.Printf("template lookups, with-fresh phases (legitimate and fresh): %s; templates held after: %.0f\n", looks[true], held)
+	// Every fresh message is a new shape, so a miss: the legitimate
+	// requests' own hit ratio is the hits over the rest.
+	var freshSent int
+	for _, ph := range phases[true] {
+		freshSent += ph.fresh.sent
+	}
+	if legit := looks[true].total() - float64(freshSent); legit > 0 {
+		fmt.Printf("legitimate hit ratio in the with-fresh phases: %.3f (hits over lookups less the %d fresh messages, each a miss)\n",
+			looks[true][metrics.LookupHit]/legit, freshSent)
+	}
+	removed := 100 * (1 - med[true].legit.rps/med[false].legit.rps)
+	verdict := "met"
+	if removed > 10 {
+		verdict = "NOT MET"
+	}
+	fmt.Printf("legitimate throughput removed: %.1f %% (goal: <= 10 %%, %s); legitimate p99 %s -> %s\n",
+		removed, verdict, round(med[false].legit.p99), round(med[true].legit.p99))
+}
+
+// medianPhase is the phase with the median legitimate throughput.
+func medianPhase(ps []phase) phase {
+	s := append([]phase(nil), ps...)
+	sort.Slice(s, func(i, j int) bool { return s[i].legit.rps < s[j].legit.rps })
+	return s[len(s)/2]
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wssgw/wssgw/bench/internal/traffic"
+	wcrypto "github.com/wssgw/wssgw/internal/crypto"
+)
+
+// mixPath is the route of the realistic mix: policy mix, with the replay
+// store on (its default), as deployed.
+const mixPath = "/mix"
+
+// mixPolicy is the policy of the mix route: the demo CA, and the partner
+// certificate known for the stacks that name it by thumbprint, SKI or
+// IssuerSerial. Replay and the template store are at their defaults, so
+// the gateway learns at its configured rate and refuses a second delivery.
+const mixPolicy = `  mix:
+    require: [signature, timestamp]
+    trust: {caFiles: [%q], knownCertFiles: [%q]}
+`
+
+// pools signs the scenarios' messages. Every message is signed when asked
+// for, after the gateway started: the memory replay store refuses, for
+// its timestamp window, messages created before it started (issue 16).
+type pools struct {
+	kp   *wcrypto.KeyPair
+	seed uint64
+	n    atomic.Uint64 // pools made, so no two draw the same stream
+}
+
+func newPools(keys string, seed uint64) (*pools, error) {
+	kp, err := wcrypto.LoadKeyPair(wcrypto.KeyFileOptions{
+		CertFile: filepath.Join(keys, "partner.crt"), KeyFile: filepath.Join(keys, "partner.key")})
+	if err != nil {
+		return nil, err
+	}
+	return &pools{kp: kp, seed: seed}, nil
+}
+
+// make signs n messages drawn by draw, on every core (signing is not
+// measured; the scenario's load starts after). Message i comes from
+// generator i mod cores, so the pool is in signing order, roughly: a
+// once source hands the oldest Timestamps out first.
+func (p *pools) make(what string, n int, draw func(g *traffic.Generator, i int) (traffic.Message, error)) ([]request, error) {
+	start := time.Now()
+	pool := p.n.Add(1)
+	w := runtime.GOMAXPROCS(0)
+	out := make([]request, n)
+	errs := make([]error, w)
+	var bytesTotal atomic.Int64
+	var wg sync.WaitGroup
+	for k := range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			g := traffic.New(p.seed<<24|pool<<8|uint64(k), p.kp, time.Now)
+			for i := k; i < n; i += w {
+				m, err := draw(g, i)
+				if err != nil {
+					errs[k] = err
+					return
+				}
+				out[i] = request{body: m.Signed, soap12: bytes.Contains(m.Plain[:min(len(m.Plain), 300)], []byte(soap12NS))}
+				bytesTotal.Add(int64(len(m.Signed)))
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	fmt.Printf("  (signed %d %s messages, mean %.1f KiB, in %s on %d cores; not measured)\n",
+		n, what, float64(bytesTotal.Load())/float64(max(n, 1))/1024, time.Since(start).Round(100*time.Millisecond), w)
+	return out, nil
+}
+
+const soap12NS = "http://www.w3.org/2003/05/soap-envelope"
+
+func nextMix(g *traffic.Generator, _ int) (traffic.Message, error) { return g.Next() }
+
+// warmupPool is how many messages to sign for one warm-up: more than a
+// fast gateway uses in o.warmup; a warm-up that runs dry just ends early.
+func warmupPool(o options) int {
+	return max(300, int(o.warmup.Seconds()*4000))
+}
+
+// poolFor is how many messages a gateway that ran at rps needs for d of
+// load: half as many again, for a gateway that speeds up after warm-up,
+// capped by -pool-max. A round that still runs dry ends early and says so.
+func poolFor(o options, rps float64, d time.Duration) int {
+	n := int(rps*d.Seconds()*1.5) + 4*o.conns
+	return min(n, o.poolMax)
+}
+
+// runMix compares wssgw and the plain proxy on the realistic signed mix
+// (issue 14): each message is sent to wssgw once, since its replay store
+// is on; the plain proxy cycles over the same bytes.
+func runMix(o options, env *environment) error {
+	fmt.Println()
+	fmt.Println("== signed-mix: the realistic signed mix (bench/internal/traffic), replay store on")
+	warm, err := env.pools.make("warm-up", warmupPool(o), nextMix)
+	if err != nil {
+		return err
+	}
+	plainURL, gwURL := "http://"+env.plain+mixPath, "http://"+env.gw+mixPath
+	if _, err := load(plainURL, &cycle{reqs: warm}, o.conns, o.warmup, loadOptions{}); err != nil {
+		return fmt.Errorf("signed-mix warm-up, plain: %w", err)
+	}
+	wr, err := load(gwURL, &once{reqs: warm}, o.conns, o.warmup, loadOptions{})
+	if err != nil {
+		return fmt.Errorf("signed-mix warm-up, wssgw: %w", err)
+	}
+	pool, err := env.pools.make("signed-mix", poolFor(o, wr.rps, time.Duration(o.rounds)*o.duration), nextMix)
+	if err != nil {
+		return err
+	}
+	gwSrc := &once{reqs: pool}
+	targets := []target{{"plain ReverseProxy", plainURL, &cycle{reqs: pool}}, {"wssgw", gwURL, gwSrc}}
+	before, _, err := scrape(env.admin, "mix", "mix")
+	if err != nil {
+		return err
+	}
+	results, err := rounds(o, targets)
+	if err != nil {
+		return fmt.Errorf("signed-mix: %w", err)
+	}
+	after, held, err := scrape(env.admin, "mix", "mix")
+	if err != nil {
+		return err
+	}
+	sc := scenario{name: "signed-mix", goal: 0.8,
+		desc: fmt.Sprintf("realistic signed mix (%d distinct messages, each sent to wssgw once)", len(pool))}
+	report(o, sc, targets, results)
+	l := lookups{}
+	l.add(before, after)
+	fmt.Printf("template lookups during signed-mix (wssgw rounds): %s; templates held after: %.0f\n", l, held)
+	// The fresh-shape scenario starts from what is left, at this rate.
+	env.mixRate, env.mixLeft = median(results[1]).rps, gwSrc.rest()
+	return replayRefused(gwURL, pool[0])
+}
+
+// replayRefused sends a message wssgw already accepted and expects a
+// refusal: the proof that the scenario ran with the replay store on.
+func replayRefused(url string, rq request) error {
+	status, err := post(http.DefaultClient, url, rq, false)
+	if err != nil {
+		return err
+	}
+	if status == http.StatusOK {
+		return fmt.Errorf("wssgw accepted a message twice: the replay store is off")
+	}
+	fmt.Printf("replay check: a message sent again was refused (status %d), so every measured request was a first delivery\n", status)
+	return nil
+}
