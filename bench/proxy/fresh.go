@@ -99,7 +99,7 @@ func runFresh(o options, env *environment) error {
 	if err != nil {
 		return err
 	}
-	reportFresh(o, phases, looks, held)
+	env.summary = append(env.summary, reportFresh(o, phases, looks, held))
 	return nil
 }
 
@@ -180,7 +180,10 @@ func freshPool(url string, src *once, conns int, tokens <-chan struct{}, stop <-
 	return fr
 }
 
-func reportFresh(o options, phases map[bool][]phase, looks map[bool]lookups, held float64) {
+// reportFresh prints the phases and the loss, and returns the summary row:
+// legitimate req/s alone in the plain proxy's column (the baseline), with
+// fresh traffic in wssgw's, and the share left in the ratio's.
+func reportFresh(o options, phases map[bool][]phase, looks map[bool]lookups, held float64) string {
 	fmt.Printf("bench-proxy fresh-shape: wssgw only, legitimate mix from %d connections; fresh-shape pool of %d connections paced to 1 per %d legitimate; %d round(s) x %s per phase\n",
 		o.conns, o.freshConns, freshEvery, o.rounds, o.duration)
 	fmt.Printf("%-22s %10s %10s %10s %8s %10s %8s %s\n", "phase", "legit/s", "p50", "p99", "errors", "fresh/s", "share", "fresh accepted/refused/errors")
@@ -222,6 +225,13 @@ func reportFresh(o options, phases map[bool][]phase, looks map[bool]lookups, hel
 	}
 	fmt.Printf("legitimate throughput removed: %.1f %% (goal: <= 10 %%, %s); legitimate p99 %s -> %s\n",
 		removed, verdict, round(med[false].legit.p99), round(med[true].legit.p99))
+	a, w := med[false].legit, med[true].legit
+	hit := "–"
+	if t := looks[false].total(); t > 0 {
+		hit = fmt.Sprintf("%.3f alone", looks[false][metrics.LookupHit]/t)
+	}
+	return fmt.Sprintf("| fresh-shape: wssgw, legitimate alone → with 10 %% fresh | %.0f | %.0f | **%.1f %% removed** (≤ 10 %%, %s) | %s / %s | %s / %s | %s |",
+		a.rps, w.rps, removed, verdict, round(a.p50), round(w.p50), round(a.p99), round(w.p99), hit)
 }
 
 // medianPhase is the phase with the median legitimate throughput.

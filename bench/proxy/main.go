@@ -28,7 +28,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
+
+	"github.com/wssgw/wssgw/internal/metrics"
 )
 
 type options struct {
@@ -76,6 +79,7 @@ type scenario struct {
 	name, route, path, desc string
 	reqs                    []request
 	goal                    float64
+	lookupsOf               string // which of the scenario's requests its lookups count
 }
 
 // environment is a running benchmark: the processes' addresses and the
@@ -88,6 +92,7 @@ type environment struct {
 	// first (signing is the slow part of preparing a scenario).
 	mixRate float64
 	mixLeft []request
+	summary []string // rows of the summary table
 }
 
 func benchmark(o options) error {
@@ -138,6 +143,7 @@ func benchmark(o options) error {
 			return err
 		}
 	}
+	printSummary(o, env.summary)
 	return nil
 }
 
@@ -162,12 +168,11 @@ func runFixed(o options, env *environment, sc scenario) error {
 	if err != nil {
 		return err
 	}
-	report(o, sc, targets, results)
-	if sc.path == signedPath {
-		l := lookups{}
-		l.add(before, after)
-		fmt.Printf("template lookups during signed (warm-up included): %s\n", l)
-	}
+	// The lookups include the warm-up: a fixed set of messages is learned
+	// there.
+	l := lookups{}
+	l.add(before, after)
+	env.summary = append(env.summary, report(o, sc, targets, results, l))
 	return nil
 }
 
@@ -185,7 +190,7 @@ func scenariosOf(o options, want func(string) bool) ([]scenario, error) {
 		if err != nil {
 			return nil, fmt.Errorf("signing the scenario's messages: %w", err)
 		}
-		out = append(out, scenario{name: "signed", route: "signed", path: signedPath, reqs: requests(bodies...), goal: 0.75,
+		out = append(out, scenario{name: "signed", route: "signed", path: signedPath, reqs: requests(bodies...), goal: 0.75, lookupsOf: "warm-up and rounds",
 			desc: fmt.Sprintf("signed: %d-byte signed SOAP 1.1 POST (%d distinct messages, repeated; replay off)", len(bodies[0]), len(bodies))})
 	}
 	return out, nil
@@ -224,7 +229,8 @@ type target struct {
 	src       source
 }
 
-func report(o options, sc scenario, targets []target, results [][]result) {
+// report prints one comparison and returns its row of the summary table.
+func report(o options, sc scenario, targets []target, results [][]result, l lookups) string {
 	fmt.Printf("bench-proxy %s: %s, %d connections, %d round(s) x %s per target, loopback, GOMAXPROCS default\n",
 		sc.name, sc.desc, o.conns, o.rounds, o.duration)
 	fmt.Printf("%-20s %10s %10s %10s %8s\n", "target", "req/s", "p50", "p99", "errors")
@@ -250,6 +256,29 @@ func report(o options, sc scenario, targets []target, results [][]result) {
 	}
 	fmt.Printf("ratio wssgw/plain (%s): req/s %.3f, p50 %.3f, p99 %.3f (goal: req/s >= %.2f, %s)\n",
 		sc.name, ratio, float64(med[1].p50)/float64(med[0].p50), float64(med[1].p99)/float64(med[0].p99), sc.goal, verdict)
+	hit := "–"
+	if l.total() > 0 {
+		fmt.Printf("template lookups during %s (%s): %s\n", sc.name, sc.lookupsOf, l)
+		hit = fmt.Sprintf("%.3f", l[metrics.LookupHit]/l.total())
+	}
+	return fmt.Sprintf("| %s | %.0f | %.0f | **%.3f** (≥ %.2f, %s) | %s / %s | %s / %s | %s |",
+		sc.name, med[0].rps, med[1].rps, ratio, sc.goal, verdict,
+		round(med[0].p50), round(med[1].p50), round(med[0].p99), round(med[1].p99), hit)
+}
+
+// printSummary prints the scenarios' rows as a Markdown table, to paste
+// into docs/performance.md.
+func printSummary(o options, rows []string) {
+	fmt.Println()
+	fmt.Printf("summary (Markdown; %d connections, %d round(s) x %s, median round):\n\n", o.conns, o.rounds, o.duration)
+	fmt.Println("| scenario | plain req/s | wssgw req/s | wssgw/plain (goal) | p50 plain / wssgw | p99 plain / wssgw | template hit ratio |")
+	fmt.Println("|---|---:|---:|---|---:|---:|---:|")
+	for _, r := range rows {
+		fmt.Println(r)
+		if strings.HasPrefix(r, "| fresh-shape") {
+			defer fmt.Println("\nfresh-shape row: both req/s columns are wssgw's on the legitimate mix, alone and with the fresh-shape pool beside it.")
+		}
+	}
 }
 
 // median takes the round with the median throughput, keeping its latencies.
