@@ -63,27 +63,26 @@ func runFresh(o options, env *environment) error {
 		}
 		rate = wr.rps
 	}
-	d := time.Duration(o.rounds) * o.duration
-	legitPool, err := env.pools.make("legitimate", max(0, poolFor(o, rate, 2*d)-len(left)), nextMix)
-	if err != nil {
-		return err
-	}
-	legitPool = append(left, legitPool...)
-	freshPool, err := env.pools.make("fresh-shape", poolFor(o, rate/freshEvery, d), nextFresh)
-	if err != nil {
-		return err
-	}
-	legit, fresh := &once{reqs: legitPool}, &once{reqs: freshPool}
+	legit := &refill{o: o, p: env.pools, what: "legitimate", draw: nextMix, src: &once{reqs: left}, rate: rate}
+	fresh := &refill{o: o, p: env.pools, what: "fresh-shape", draw: nextFresh, src: &once{}, rate: rate / freshEvery}
 	phases := map[bool][]phase{}
 	looks := map[bool]lookups{false: {}, true: {}}
 	for r := range o.rounds {
 		for i := range 2 {
 			withFresh := (i+r)%2 == 1
+			if err := legit.ensure(); err != nil {
+				return err
+			}
+			if withFresh {
+				if err := fresh.ensure(); err != nil {
+					return err
+				}
+			}
 			before, _, err := scrape(env.admin, "mix", "mix")
 			if err != nil {
 				return err
 			}
-			ph, err := runPhase(o, url, legit, fresh, withFresh)
+			ph, err := runPhase(o, url, legit.src, fresh.src, withFresh)
 			if err != nil {
 				return fmt.Errorf("fresh-shape: %w", err)
 			}
@@ -92,6 +91,8 @@ func runFresh(o options, env *environment) error {
 				return err
 			}
 			looks[withFresh].add(before, after)
+			legit.saw(ph.legit)
+			fresh.rate = legit.rate / freshEvery
 			phases[withFresh] = append(phases[withFresh], ph)
 		}
 	}
@@ -203,7 +204,7 @@ func reportFresh(o options, phases map[bool][]phase, looks map[bool]lookups, hel
 			fmt.Printf("first error, %s: %v\n", name, ph.legit.firstErr)
 		}
 		if ph.legit.exhausted || fr.dry {
-			fmt.Printf("note: %s ran out of pre-signed messages before the deadline (raise -pool-max)\n", name)
+			fmt.Printf("note: %s ran out of pre-signed messages before the deadline (it outran 1.5 × the fastest rate seen before it, or -pool-max)\n", name)
 		}
 	}
 	fmt.Printf("template lookups, alone phases: %s\n", looks[false])

@@ -99,13 +99,37 @@ func warmupPool(o options) int {
 	return max(300, int(o.warmup.Seconds()*4000))
 }
 
-// poolFor is how many messages a gateway that ran at rps needs for d of
-// load: half as many again, for a gateway that speeds up after warm-up,
-// capped by -pool-max. A round that still runs dry ends early and says so.
-func poolFor(o options, rps float64, d time.Duration) int {
-	n := int(rps*d.Seconds()*1.5) + 4*o.conns
-	return min(n, o.poolMax)
+// refill keeps a once source stocked: before each measured run it signs
+// what the run may need, 1.5 × the fastest rate seen × -duration (capped
+// by -pool-max), so that signing happens between runs, never during one,
+// and the messages are fresh. A run that still runs dry ends early and
+// says so.
+type refill struct {
+	o    options
+	p    *pools
+	what string
+	draw func(g *traffic.Generator, i int) (traffic.Message, error)
+	src  *once
+	rate float64 // requests/s the source must feed
 }
+
+func (r *refill) ensure() error {
+	want := min(int(r.rate*r.o.duration.Seconds()*1.5)+4*r.o.conns, r.o.poolMax)
+	rest := r.src.rest()
+	if want <= len(rest) {
+		return nil
+	}
+	more, err := r.p.make(r.what, want-len(rest), r.draw)
+	if err != nil {
+		return err
+	}
+	r.src.reqs = append(append([]request(nil), rest...), more...)
+	r.src.n.Store(0)
+	return nil
+}
+
+// saw raises the rate to a run's, if faster.
+func (r *refill) saw(res result) { r.rate = max(r.rate, res.rps) }
 
 // runMix compares wssgw and the plain proxy on the realistic signed mix
 // (issue 14): each message is sent to wssgw once, since its replay store
@@ -125,17 +149,31 @@ func runMix(o options, env *environment) error {
 	if err != nil {
 		return fmt.Errorf("signed-mix warm-up, wssgw: %w", err)
 	}
-	pool, err := env.pools.make("signed-mix", poolFor(o, wr.rps, time.Duration(o.rounds)*o.duration), nextMix)
-	if err != nil {
+	gwSrc := &once{}
+	stock := &refill{o: o, p: env.pools, what: "signed-mix", draw: nextMix, src: gwSrc, rate: wr.rps}
+	if err := stock.ensure(); err != nil {
 		return err
 	}
-	gwSrc := &once{reqs: pool}
-	targets := []target{{"plain ReverseProxy", plainURL, &cycle{reqs: pool}}, {"wssgw", gwURL, gwSrc}}
+	first := gwSrc.reqs[0]
+	targets := []target{{"plain ReverseProxy", plainURL, &cycle{reqs: gwSrc.reqs}}, {"wssgw", gwURL, gwSrc}}
 	before, _, err := scrape(env.admin, "mix", "mix")
 	if err != nil {
 		return err
 	}
-	results, err := rounds(o, targets)
+	hooks := roundHooks{
+		before: func(i int) error {
+			if i == 1 {
+				return stock.ensure()
+			}
+			return nil
+		},
+		after: func(i int, res result) {
+			if i == 1 {
+				stock.saw(res)
+			}
+		},
+	}
+	results, err := rounds(o, targets, hooks)
 	if err != nil {
 		return fmt.Errorf("signed-mix: %w", err)
 	}
@@ -144,14 +182,14 @@ func runMix(o options, env *environment) error {
 		return err
 	}
 	sc := scenario{name: "signed-mix", goal: 0.8, lookupsOf: "measured rounds",
-		desc: fmt.Sprintf("realistic signed mix (%d distinct messages, each sent to wssgw once)", len(pool))}
+		desc: "realistic signed mix (each message signed after start-up and sent to wssgw once)"}
 	l := lookups{}
 	l.add(before, after)
 	env.summary = append(env.summary, report(o, sc, targets, results, l))
 	fmt.Printf("templates held after signed-mix: %.0f\n", held)
 	// The fresh-shape scenario starts from what is left, at this rate.
-	env.mixRate, env.mixLeft = median(results[1]).rps, gwSrc.rest()
-	return replayRefused(gwURL, pool[0])
+	env.mixRate, env.mixLeft = stock.rate, gwSrc.rest()
+	return replayRefused(gwURL, first)
 }
 
 // replayRefused sends a message wssgw already accepted and expects a
