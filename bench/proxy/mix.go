@@ -142,7 +142,8 @@ func runMix(o options, env *environment) error {
 		return err
 	}
 	plainURL, gwURL := "http://"+env.plain+mixPath, "http://"+env.gw+mixPath
-	if _, err := load(plainURL, &cycle{reqs: warm}, o.conns, o.warmup, loadOptions{}); err != nil {
+	pr, err := load(plainURL, &cycle{reqs: warm}, o.conns, o.warmup, loadOptions{})
+	if err != nil {
 		return fmt.Errorf("signed-mix warm-up, plain: %w", err)
 	}
 	wr, err := load(gwURL, &once{reqs: warm}, o.conns, o.warmup, loadOptions{})
@@ -150,7 +151,9 @@ func runMix(o options, env *environment) error {
 		return fmt.Errorf("signed-mix warm-up, wssgw: %w", err)
 	}
 	gwSrc := &once{}
-	stock := &refill{o: o, p: env.pools, what: "signed-mix", draw: nextMix, src: gwSrc, rate: wr.rps}
+	// A cold gateway's warm-up rate understates its rate once warm; the
+	// plain proxy's rate on the same messages bounds it better.
+	stock := &refill{o: o, p: env.pools, what: "signed-mix", draw: nextMix, src: gwSrc, rate: max(wr.rps, pr.rps)}
 	if err := stock.ensure(); err != nil {
 		return err
 	}
