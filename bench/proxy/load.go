@@ -63,7 +63,32 @@ type result struct {
 	errors    int
 	firstErr  error
 	elapsed   time.Duration
-	exhausted bool // the source ran dry before the deadline
+	exhausted bool            // the source ran dry before the deadline
+	lat       []time.Duration // every successful request's latency, sorted
+}
+
+// merge is one result over several runs: their requests over their summed
+// time, percentiles over all their latencies.
+func merge(rs []result) result {
+	var m result
+	for _, r := range rs {
+		m.ok += r.ok
+		m.errors += r.errors
+		m.elapsed += r.elapsed
+		m.exhausted = m.exhausted || r.exhausted
+		m.lat = append(m.lat, r.lat...)
+		if m.firstErr == nil {
+			m.firstErr = r.firstErr
+		}
+	}
+	if m.elapsed > 0 {
+		m.rps = float64(m.ok) / m.elapsed.Seconds()
+	}
+	if len(m.lat) > 0 {
+		sort.Slice(m.lat, func(i, j int) bool { return m.lat[i] < m.lat[j] })
+		m.p50, m.p99 = m.lat[len(m.lat)/2], m.lat[len(m.lat)*99/100]
+	}
+	return m
 }
 
 // loadOptions are the optional parts of a load run.
@@ -128,6 +153,7 @@ func load(url string, src source, conns int, d time.Duration, lo loadOptions) (r
 	res.ok = len(all)
 	res.rps = float64(len(all)) / res.elapsed.Seconds()
 	res.p50, res.p99 = all[len(all)/2], all[len(all)*99/100]
+	res.lat = all
 	return res, nil
 }
 

@@ -35,18 +35,19 @@ import (
 )
 
 type options struct {
-	wssgw      string
-	conns      int
-	freshConns int
-	size       int
-	duration   time.Duration
-	warmup     time.Duration
-	rounds     int
-	scenario   string
-	keys       string
-	profile    string
-	seed       uint64
-	poolMax    int
+	wssgw       string
+	conns       int
+	freshConns  int
+	freshSlices int
+	size        int
+	duration    time.Duration
+	warmup      time.Duration
+	rounds      int
+	scenario    string
+	keys        string
+	profile     string
+	seed        uint64
+	poolMax     int
 }
 
 func main() {
@@ -58,6 +59,7 @@ func main() {
 	flag.StringVar(&o.wssgw, "wssgw", "bin/wssgw", "path of the wssgw binary")
 	flag.IntVar(&o.conns, "conns", 32, "concurrent keep-alive connections (the legitimate clients)")
 	flag.IntVar(&o.freshConns, "fresh-conns", 8, "connections of the fresh-shape pool (fresh-shape scenario)")
+	flag.IntVar(&o.freshSlices, "fresh-slices", 5, "slices each fresh-shape phase is cut into, alternating with the other phase's")
 	flag.IntVar(&o.size, "size", 4096, "request body size in bytes (a SOAP 1.1 envelope; pass-through and signed)")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "measured time per target (or phase) and round")
 	flag.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured load per target before the first round")

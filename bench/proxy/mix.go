@@ -111,21 +111,34 @@ type refill struct {
 	draw func(g *traffic.Generator, i int) (traffic.Message, error)
 	src  *once
 	rate float64 // requests/s the source must feed
+	need float64 // -durations each ensure stocks for; 0 is 1
 }
 
-func (r *refill) ensure() error {
-	want := min(int(r.rate*r.o.duration.Seconds()*1.5)+4*r.o.conns, r.o.poolMax)
+func (r *refill) ensure() error { return r.ensureAtLeast(r.want()) }
+
+// want is the stock for r.need × -duration at 1.5 × r.rate.
+func (r *refill) want() int {
+	return min(int(r.rate*max(1, r.need)*r.o.duration.Seconds()*1.5)+4*r.o.conns, r.o.poolMax)
+}
+
+// ensureAtLeast refills to want when fewer than n messages are left.
+func (r *refill) ensureAtLeast(n int) error {
 	rest := r.src.rest()
-	if want <= len(rest) {
+	if n <= len(rest) {
 		return nil
 	}
-	more, err := r.p.make(r.what, want-len(rest), r.draw)
+	more, err := r.p.make(r.what, max(n, r.want())-len(rest), r.draw)
 	if err != nil {
 		return err
 	}
 	r.src.reqs = append(append([]request(nil), rest...), more...)
 	r.src.n.Store(0)
 	return nil
+}
+
+// forRun is how many messages a run of d at 1.5 × r.rate needs.
+func (r *refill) forRun(d time.Duration) int {
+	return int(r.rate*d.Seconds()*1.5) + 4*r.o.conns
 }
 
 // saw raises the rate to a run's, if faster.
