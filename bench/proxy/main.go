@@ -294,7 +294,7 @@ func printSummary(o options, rows []string) {
 	for _, r := range rows {
 		fmt.Println(r)
 		if strings.HasPrefix(r, "| fresh-shape") {
-			defer fmt.Println("\nfresh-shape row: both req/s columns are wssgw's on the legitimate mix, alone and with the fresh-shape pool beside it.")
+			defer fmt.Println("\nfresh-shape row: both req/s columns are wssgw's on the legitimate mix, alone and with the fresh-shape pool beside it, over all rounds.")
 		}
 	}
 }
