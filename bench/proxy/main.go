@@ -2,11 +2,22 @@
 // drives the same SOAP load through the real wssgw binary and through the
 // plain proxy, in the same run, against the same backend, in alternating
 // rounds, and prints requests/s, p50 and p99 for both and their ratios.
-// Two scenarios: pass-through (an unsecured route, goal >= 0.95) and signed
-// (each request carries a WS-Security signature that wssgw verifies on its
-// template path, goal >= 0.75; the plain proxy just forwards it). The
-// backend and the plain proxy run as separate processes (this binary
-// re-executed), like wssgw, so that all three compete for the CPU alike.
+// Scenarios:
+//   - pass-through: an unsecured route, goal >= 0.95;
+//   - signed: one repeated 4 KiB signed message (replay off), which wssgw
+//     verifies on its template path, goal >= 0.75; the plain proxy just
+//     forwards it;
+//   - signed-mix: the realistic signed mix of issue 14
+//     (bench/internal/traffic), every message signed after wssgw started
+//     and sent to it once, replay store on, goal >= 0.8;
+//   - fresh-shape: wssgw alone, the legitimate mix with and without 10 %
+//     fresh-shape traffic from a separate client pool; prints the share
+//     of legitimate throughput the fresh traffic removes (goal <= 10 %).
+//
+// Each secured scenario prints its template hit ratio, from wssgw's
+// /metrics before and after. The backend and the plain proxy run as
+// separate processes (this binary re-executed), like wssgw, so that all
+// three compete for the CPU alike. docs/performance.md explains the method.
 //
 //	go run ./bench/proxy -wssgw bin/wssgw
 package main
@@ -17,19 +28,26 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
+
+	"github.com/wssgw/wssgw/internal/metrics"
 )
 
 type options struct {
-	wssgw    string
-	conns    int
-	size     int
-	duration time.Duration
-	warmup   time.Duration
-	rounds   int
-	scenario string
-	keys     string
-	profile  string
+	wssgw       string
+	conns       int
+	freshConns  int
+	freshSlices int
+	size        int
+	duration    time.Duration
+	warmup      time.Duration
+	rounds      int
+	scenario    string
+	keys        string
+	profile     string
+	seed        uint64
+	poolMax     int
 }
 
 func main() {
@@ -39,14 +57,18 @@ func main() {
 	}
 	var o options
 	flag.StringVar(&o.wssgw, "wssgw", "bin/wssgw", "path of the wssgw binary")
-	flag.IntVar(&o.conns, "conns", 32, "concurrent keep-alive connections")
-	flag.IntVar(&o.size, "size", 4096, "request body size in bytes (a SOAP 1.1 envelope)")
-	flag.DurationVar(&o.duration, "duration", 5*time.Second, "measured time per target and round")
+	flag.IntVar(&o.conns, "conns", 32, "concurrent keep-alive connections (the legitimate clients)")
+	flag.IntVar(&o.freshConns, "fresh-conns", 8, "connections of the fresh-shape pool (fresh-shape scenario)")
+	flag.IntVar(&o.freshSlices, "fresh-slices", 5, "slices each fresh-shape phase is cut into, alternating with the other phase's")
+	flag.IntVar(&o.size, "size", 4096, "request body size in bytes (a SOAP 1.1 envelope; pass-through and signed)")
+	flag.DurationVar(&o.duration, "duration", 5*time.Second, "measured time per target (or phase) and round")
 	flag.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured load per target before the first round")
-	flag.IntVar(&o.rounds, "rounds", 3, "rounds; targets alternate within each round")
-	flag.StringVar(&o.scenario, "scenario", "all", "passthrough, signed or all")
+	flag.IntVar(&o.rounds, "rounds", 3, "rounds; targets (phases) alternate within each round")
+	flag.StringVar(&o.scenario, "scenario", "all", "passthrough, signed, mix, fresh, or all")
 	flag.StringVar(&o.profile, "profile", "", "write a CPU profile of wssgw during the signed scenario's first round to this file")
-	flag.StringVar(&o.keys, "keys", "examples/keys", "directory of the demo keys (partner.crt/.key, ca.crt) for the signed scenario")
+	flag.StringVar(&o.keys, "keys", "examples/keys", "directory of the demo keys (partner.crt/.key, ca.crt) for the signed scenarios")
+	flag.Uint64Var(&o.seed, "seed", 1, "seed of the signed mix")
+	flag.IntVar(&o.poolMax, "pool-max", 100000, "most messages pre-signed for one measured round (each about 8 KiB)")
 	flag.Parse()
 	if err := benchmark(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-proxy:", err)
@@ -54,15 +76,33 @@ func main() {
 	}
 }
 
-// scenario is one comparison: the same bodies through both proxies.
+// scenario is one comparison: the same messages through both proxies.
 type scenario struct {
-	name, path string
-	bodies     [][]byte
-	goal       float64
+	name, route, path, desc string
+	reqs                    []request
+	goal                    float64
+	lookupsOf               string // which of the scenario's requests its lookups count
+}
+
+// environment is a running benchmark: the processes' addresses and the
+// signer of the mix's messages.
+type environment struct {
+	plain, gw, admin string
+	pools            *pools
+	// After signed-mix: wssgw's median requests/s on the mix and the
+	// messages it did not use, which the fresh-shape scenario sends
+	// first (signing is the slow part of preparing a scenario).
+	mixRate float64
+	mixLeft []request
+	summary []string // rows of the summary table
 }
 
 func benchmark(o options) error {
-	scenarios, err := scenariosOf(o)
+	want := func(s string) bool { return o.scenario == "all" || o.scenario == s }
+	if !want("passthrough") && !want("signed") && !want("mix") && !want("fresh") {
+		return fmt.Errorf("unknown -scenario %q", o.scenario)
+	}
+	scenarios, err := scenariosOf(o, want)
 	if err != nil {
 		return err
 	}
@@ -72,78 +112,129 @@ func benchmark(o options) error {
 	if err != nil {
 		return err
 	}
-	plain, err := procs.startRole("plain", backend)
-	if err != nil {
+	env := &environment{}
+	if env.plain, err = procs.startRole("plain", backend); err != nil {
 		return err
 	}
 	caFile, err := filepath.Abs(filepath.Join(o.keys, "ca.crt"))
 	if err != nil {
 		return err
 	}
-	gw, admin, err := procs.startWssgw(o.wssgw, backend, caFile)
+	partner, err := filepath.Abs(filepath.Join(o.keys, "partner.crt"))
 	if err != nil {
 		return err
 	}
+	if env.gw, env.admin, err = procs.startWssgw(o.wssgw, backend, caFile, partner); err != nil {
+		return err
+	}
+	if env.pools, err = newPools(o.keys, o.seed); err != nil {
+		return err
+	}
 	for _, sc := range scenarios {
-		targets := []target{{"plain ReverseProxy", "http://" + plain + sc.path}, {"wssgw", "http://" + gw + sc.path}}
-		before, _, err := templateHits(admin)
-		if err != nil {
+		if err := runFixed(o, env, sc); err != nil {
 			return err
-		}
-		stop := profileDuring(o, admin, sc)
-		results, err := compare(o, targets, sc.bodies)
-		stop()
-		if err != nil {
-			return fmt.Errorf("%s: %w", sc.name, err)
-		}
-		after, all, err := templateHits(admin)
-		if err != nil {
-			return err
-		}
-		report(o, sc, targets, results)
-		if sc.path == signedPath {
-			fmt.Printf("template path: %.0f hits during the scenario (%.0f lookups in all)\n", after-before, all)
 		}
 	}
+	if want("mix") {
+		if err := runMix(o, env); err != nil {
+			return err
+		}
+	}
+	if want("fresh") {
+		if err := runFresh(o, env); err != nil {
+			return err
+		}
+	}
+	printSummary(o, env.summary)
+	return nil
+}
+
+// runFixed runs a scenario of a fixed set of messages, repeated.
+func runFixed(o options, env *environment, sc scenario) error {
+	targets := []target{{"plain ReverseProxy", "http://" + env.plain + sc.path, &cycle{reqs: sc.reqs}},
+		{"wssgw", "http://" + env.gw + sc.path, &cycle{reqs: sc.reqs}}}
+	before, _, err := scrape(env.admin, sc.route, "partner")
+	if err != nil {
+		return err
+	}
+	stop := profileDuring(o, env.admin, sc)
+	if err := warm(o, targets); err != nil {
+		return fmt.Errorf("%s: %w", sc.name, err)
+	}
+	results, err := rounds(o, targets, roundHooks{})
+	stop()
+	if err != nil {
+		return fmt.Errorf("%s: %w", sc.name, err)
+	}
+	after, _, err := scrape(env.admin, sc.route, "partner")
+	if err != nil {
+		return err
+	}
+	// The lookups include the warm-up: a fixed set of messages is learned
+	// there.
+	l := lookups{}
+	l.add(before, after)
+	env.summary = append(env.summary, report(o, sc, targets, results, l))
 	return nil
 }
 
 const signedPath = "/signed"
 
-func scenariosOf(o options) ([]scenario, error) {
+func scenariosOf(o options, want func(string) bool) ([]scenario, error) {
 	var out []scenario
-	if o.scenario == "all" || o.scenario == "passthrough" {
-		out = append(out, scenario{"pass-through", "/orders", [][]byte{soapBody(o.size)}, 0.95})
+	if want("passthrough") {
+		body := soapBody(o.size)
+		out = append(out, scenario{name: "pass-through", route: "orders", path: "/orders", reqs: requests(body), goal: 0.95,
+			desc: fmt.Sprintf("pass-through: %d-byte SOAP 1.1 POST, unsecured route", len(body))})
 	}
-	if o.scenario == "all" || o.scenario == "signed" {
+	if want("signed") {
 		bodies, err := signedBodies(o.keys, o.size, 64)
 		if err != nil {
 			return nil, fmt.Errorf("signing the scenario's messages: %w", err)
 		}
-		out = append(out, scenario{"signed", signedPath, bodies, 0.75})
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("unknown -scenario %q", o.scenario)
+		out = append(out, scenario{name: "signed", route: "signed", path: signedPath, reqs: requests(bodies...), goal: 0.75, lookupsOf: "warm-up and rounds",
+			desc: fmt.Sprintf("signed: %d-byte signed SOAP 1.1 POST (%d distinct messages, repeated; replay off)", len(bodies[0]), len(bodies))})
 	}
 	return out, nil
 }
 
-// compare runs the alternating rounds of one scenario.
-func compare(o options, targets []target, bodies [][]byte) ([][]result, error) {
+// warm sends unmeasured load to each target.
+func warm(o options, targets []target) error {
 	for _, t := range targets {
-		if _, err := load(t.url, bodies, o.conns, o.warmup); err != nil {
-			return nil, fmt.Errorf("%s: %w", t.name, err)
+		if _, err := load(t.url, t.src, o.conns, o.warmup, loadOptions{}); err != nil {
+			return fmt.Errorf("%s: %w", t.name, err)
 		}
 	}
+	return nil
+}
+
+// roundHooks run around each measured run of target i, outside the
+// measured time (signed-mix signs its next messages there); nil hooks do
+// nothing.
+type roundHooks struct {
+	before func(i int) error
+	after  func(i int, res result)
+}
+
+// rounds runs the alternating rounds of one scenario.
+func rounds(o options, targets []target, h roundHooks) ([][]result, error) {
 	results := make([][]result, len(targets))
 	for r := range o.rounds {
 		for i := range targets {
 			// Alternate the order each round so neither target always
 			// runs right after the other's load.
 			idx := (i + r) % len(targets)
-			res, err := load(targets[idx].url, bodies, o.conns, o.duration)
+			if h.before != nil {
+				if err := h.before(idx); err != nil {
+					return nil, err
+				}
+			}
+			res, err := load(targets[idx].url, targets[idx].src, o.conns, o.duration, loadOptions{})
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", targets[idx].name, err)
+			}
+			if h.after != nil {
+				h.after(idx, res)
 			}
 			results[idx] = append(results[idx], res)
 		}
@@ -151,11 +242,15 @@ func compare(o options, targets []target, bodies [][]byte) ([][]result, error) {
 	return results, nil
 }
 
-type target struct{ name, url string }
+type target struct {
+	name, url string
+	src       source
+}
 
-func report(o options, sc scenario, targets []target, results [][]result) {
-	fmt.Printf("bench-proxy %s: %d-byte SOAP 1.1 POST (%d distinct messages), %d connections, %d round(s) x %s per target, loopback, GOMAXPROCS default\n",
-		sc.name, len(sc.bodies[0]), len(sc.bodies), o.conns, o.rounds, o.duration)
+// report prints one comparison and returns its row of the summary table.
+func report(o options, sc scenario, targets []target, results [][]result, l lookups) string {
+	fmt.Printf("bench-proxy %s: %s, %d connections, %d round(s) x %s per target, loopback, GOMAXPROCS default\n",
+		sc.name, sc.desc, o.conns, o.rounds, o.duration)
 	fmt.Printf("%-20s %10s %10s %10s %8s\n", "target", "req/s", "p50", "p99", "errors")
 	med := make([]result, len(targets))
 	for i, t := range targets {
@@ -166,9 +261,42 @@ func report(o options, sc scenario, targets []target, results [][]result) {
 		if med[i].firstErr != nil {
 			fmt.Printf("first error, %s: %v\n", t.name, med[i].firstErr)
 		}
+		for _, r := range results[i] {
+			if r.exhausted {
+				fmt.Printf("note: a %s round ran out of pre-signed messages after %s (it outran 1.5 × the fastest rate seen before it, or -pool-max)\n", t.name, round(r.elapsed))
+			}
+		}
 	}
-	fmt.Printf("ratio wssgw/plain (%s): req/s %.3f, p50 %.3f, p99 %.3f (goal: req/s >= %.2f)\n",
-		sc.name, med[1].rps/med[0].rps, float64(med[1].p50)/float64(med[0].p50), float64(med[1].p99)/float64(med[0].p99), sc.goal)
+	ratio := med[1].rps / med[0].rps
+	verdict := "met"
+	if ratio < sc.goal {
+		verdict = "NOT MET"
+	}
+	fmt.Printf("ratio wssgw/plain (%s): req/s %.3f, p50 %.3f, p99 %.3f (goal: req/s >= %.2f, %s)\n",
+		sc.name, ratio, float64(med[1].p50)/float64(med[0].p50), float64(med[1].p99)/float64(med[0].p99), sc.goal, verdict)
+	hit := "–"
+	if l.total() > 0 {
+		fmt.Printf("template lookups during %s (%s): %s\n", sc.name, sc.lookupsOf, l)
+		hit = fmt.Sprintf("%.3f", l[metrics.LookupHit]/l.total())
+	}
+	return fmt.Sprintf("| %s | %.0f | %.0f | **%.3f** (≥ %.2f, %s) | %s / %s | %s / %s | %s |",
+		sc.name, med[0].rps, med[1].rps, ratio, sc.goal, verdict,
+		round(med[0].p50), round(med[1].p50), round(med[0].p99), round(med[1].p99), hit)
+}
+
+// printSummary prints the scenarios' rows as a Markdown table, to paste
+// into docs/performance.md.
+func printSummary(o options, rows []string) {
+	fmt.Println()
+	fmt.Printf("summary (Markdown; %d connections, %d round(s) x %s, median round):\n\n", o.conns, o.rounds, o.duration)
+	fmt.Println("| scenario | plain req/s | wssgw req/s | wssgw/plain (goal) | p50 plain / wssgw | p99 plain / wssgw | template hit ratio |")
+	fmt.Println("|---|---:|---:|---|---:|---:|---:|")
+	for _, r := range rows {
+		fmt.Println(r)
+		if strings.HasPrefix(r, "| fresh-shape") {
+			defer fmt.Println("\nfresh-shape row: both req/s columns are wssgw's on the legitimate mix, alone and with the fresh-shape pool beside it, over all rounds.")
+		}
+	}
 }
 
 // median takes the round with the median throughput, keeping its latencies.

@@ -96,10 +96,10 @@ func (p *processes) startRole(role, backend string) (string, error) {
 	return strings.TrimSpace(line), nil
 }
 
-// startWssgw runs the real binary with an unsecured route and a signed one
-// to backend, and returns its data and admin addresses. It logs at info
+// startWssgw runs the real binary with an unsecured route, a signed one
+// with replay off (the repeated message) and the mix route to backend, and returns its data and admin addresses. It logs at info
 // level, as in production, into a discarded pipe.
-func (p *processes) startWssgw(bin, backend, caFile string) (data, admin string, err error) {
+func (p *processes) startWssgw(bin, backend, caFile, partnerCert string) (data, admin string, err error) {
 	dir, err := os.MkdirTemp("", "bench-proxy-")
 	if err != nil {
 		return "", "", err
@@ -107,8 +107,9 @@ func (p *processes) startWssgw(bin, backend, caFile string) (data, admin string,
 	p.dir = dir
 	cfg := fmt.Sprintf("listen: 127.0.0.1:0\nadmin: {listen: 127.0.0.1:0, pprof: %t}\nroutes:\n"+
 		"  - {name: orders, path: /orders, backend: \"http://%s\", policy: none}\n"+
-		"  - {name: signed, path: %s, backend: \"http://%s\", policy: partner}\n"+signedPolicy,
-		p.pprof, backend, signedPath, backend, caFile)
+		"  - {name: signed, path: %s, backend: \"http://%s\", policy: partner}\n"+
+		"  - {name: mix, path: %s, backend: \"http://%s\", policy: mix}\n"+signedPolicy+mixPolicy,
+		p.pprof, backend, signedPath, backend, mixPath, backend, caFile, caFile, partnerCert)
 	file := filepath.Join(dir, "wssgw.yaml")
 	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
 		return "", "", err

@@ -1,13 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"fmt"
-	"io"
-	"net/http"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
@@ -48,31 +42,4 @@ func signedBodies(keys string, size, n int) ([][]byte, error) {
 		}
 	}
 	return bodies, nil
-}
-
-// templateHits reads wssgw's hit counter from its admin /metrics, to show
-// the signed scenario ran on the template path.
-func templateHits(admin string) (hits, all float64, err error) {
-	resp, err := http.Get("http://" + admin + "/metrics")
-	if err != nil {
-		return 0, 0, err
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(io.LimitReader(resp.Body, 16<<20))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "wssgw_template_lookups_total{") {
-			continue
-		}
-		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-		if err != nil {
-			return 0, 0, fmt.Errorf("metrics line %q: %w", line, err)
-		}
-		all += v
-		if strings.Contains(line, `result="hit"`) {
-			hits += v
-		}
-	}
-	return hits, all, sc.Err()
 }

@@ -1,0 +1,276 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/testtraffic"
+)
+
+// freshEvery paces the fresh-shape pool: one fresh message per this many
+// legitimate completions, so fresh traffic is 10 % of all requests.
+const freshEvery = 9
+
+// nextFresh alternates the two fresh-shape variants: validly signed with
+// a trusted key (an attacker with a key; accepted) and signed-looking
+// garbage (refused after the digests).
+func nextFresh(g *testtraffic.Generator, i int) (testtraffic.Message, error) {
+	if i%2 == 0 {
+		return g.Fresh()
+	}
+	return g.FreshGarbage()
+}
+
+// freshResult is what the fresh-shape pool did in one phase.
+type freshResult struct {
+	sent, accepted, refused, errors int
+	dry                             bool
+}
+
+// phase is one measured phase of the fresh-shape scenario.
+type phase struct {
+	legit result
+	fresh freshResult
+}
+
+// runFresh measures how much legitimate throughput fresh-shape traffic
+// removes (issue 14, goal <= 10 %). Two phases alternate on the mix route:
+// "alone", the legitimate mix from -conns connections; and "with fresh",
+// the same legitimate load plus a separate pool of -fresh-conns
+// connections sending fresh-shape messages, paced to one per freshEvery
+// legitimate completions (10 % of the requests). The fresh pool has its
+// own connections, so it competes for wssgw's CPU, not for the legitimate
+// clients' slots. Each round gives each phase -duration, cut into
+// -fresh-slices slices run in A W W A W ... order, so that load from
+// outside the benchmark and the store's learning over the run fall on
+// both phases alike; the loss is 1 - with/alone of the legitimate
+// requests/s over all slices of all rounds, and per round for the spread.
+func runFresh(o options, env *environment) error {
+	fmt.Println()
+	fmt.Printf("== fresh-shape: legitimate mix alone vs with 1 fresh-shape message per %d legitimate (10 %%)\n", freshEvery)
+	url := "http://" + env.gw + mixPath
+	rate, left := env.mixRate, env.mixLeft
+	if rate == 0 { // signed-mix did not run: warm wssgw up on the mix
+		warm, err := env.pools.make("warm-up", warmupPool(o), nextMix)
+		if err != nil {
+			return err
+		}
+		wr, err := load(url, &once{reqs: warm}, o.conns, o.warmup, loadOptions{})
+		if err != nil {
+			return fmt.Errorf("fresh-shape warm-up: %w", err)
+		}
+		rate = wr.rps
+	}
+	legit := &refill{o: o, p: env.pools, what: "legitimate", draw: nextMix, src: &once{reqs: left}, rate: rate}
+	fresh := &refill{o: o, p: env.pools, what: "fresh-shape", draw: nextFresh, src: &once{}, rate: rate / freshEvery}
+	// Top up for a whole round of both phases, so that signing, which
+	// is slow, runs between rounds rather than between slices.
+	legit.need, fresh.need = 2, 1
+	slices := max(1, o.freshSlices)
+	slice := o.duration / time.Duration(slices)
+	rounds := make([]map[bool]phase, o.rounds)
+	looks := map[bool]lookups{false: {}, true: {}}
+	for r := range o.rounds {
+		if err := legit.ensure(); err != nil {
+			return err
+		}
+		if err := fresh.ensure(); err != nil {
+			return err
+		}
+		parts := map[bool][]phase{}
+		for k := range slices {
+			for i := range 2 {
+				withFresh := (i+k+r)%2 == 1
+				// A slice faster than the round's estimate may have
+				// used up the stock: top up, outside the measured time.
+				if err := legit.ensureAtLeast(legit.forRun(slice)); err != nil {
+					return err
+				}
+				if err := fresh.ensureAtLeast(fresh.forRun(slice)); err != nil {
+					return err
+				}
+				before, _, err := scrape(env.admin, "mix", "mix")
+				if err != nil {
+					return err
+				}
+				ph, err := runPhase(o, url, slice, legit.src, fresh.src, withFresh)
+				if err != nil {
+					return fmt.Errorf("fresh-shape: %w", err)
+				}
+				after, _, err := scrape(env.admin, "mix", "mix")
+				if err != nil {
+					return err
+				}
+				looks[withFresh].add(before, after)
+				parts[withFresh] = append(parts[withFresh], ph)
+				legit.saw(ph.legit)
+				fresh.rate = legit.rate / freshEvery
+			}
+		}
+		rounds[r] = map[bool]phase{false: mergePhases(parts[false]), true: mergePhases(parts[true])}
+	}
+	_, held, err := scrape(env.admin, "mix", "mix")
+	if err != nil {
+		return err
+	}
+	env.summary = append(env.summary, reportFresh(o, rounds, looks, held))
+	return nil
+}
+
+// mergePhases is one phase over several slices.
+func mergePhases(ps []phase) phase {
+	var m phase
+	rs := make([]result, len(ps))
+	for i, p := range ps {
+		rs[i] = p.legit
+		m.fresh.sent += p.fresh.sent
+		m.fresh.accepted += p.fresh.accepted
+		m.fresh.refused += p.fresh.refused
+		m.fresh.errors += p.fresh.errors
+		m.fresh.dry = m.fresh.dry || p.fresh.dry
+	}
+	m.legit = merge(rs)
+	return m
+}
+
+// runPhase is one measured phase: the legitimate load, and with withFresh
+// the paced fresh-shape pool beside it until the same deadline.
+func runPhase(o options, url string, d time.Duration, legit, fresh *once, withFresh bool) (phase, error) {
+	if !withFresh {
+		res, err := load(url, legit, o.conns, d, loadOptions{})
+		return phase{legit: res}, err
+	}
+	tokens := make(chan struct{}, 1<<16)
+	var done atomic.Int64
+	onOK := func() {
+		if done.Add(1)%freshEvery == 0 {
+			select {
+			case tokens <- struct{}{}:
+			default:
+			}
+		}
+	}
+	stop := make(chan struct{})
+	var fr freshResult
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		fr = freshPool(url, fresh, o.freshConns, tokens, stop)
+	}()
+	res, err := load(url, legit, o.conns, d, loadOptions{onOK: onOK})
+	close(stop)
+	wg.Wait()
+	return phase{legit: res, fresh: fr}, err
+}
+
+// freshPool sends one fresh-shape message per token from conns
+// connections of its own until stop, and counts the answers: a validly
+// signed fresh message is accepted, a garbage one refused.
+func freshPool(url string, src *once, conns int, tokens <-chan struct{}, stop <-chan struct{}) freshResult {
+	tr := &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	var mu sync.Mutex
+	var fr freshResult
+	var wg sync.WaitGroup
+	for range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tokens:
+				}
+				rq, ok := src.next()
+				if !ok {
+					mu.Lock()
+					fr.dry = true
+					mu.Unlock()
+					return
+				}
+				status, err := post(client, url, rq, false)
+				mu.Lock()
+				fr.sent++
+				switch {
+				case err != nil:
+					fr.errors++
+				case status == http.StatusOK:
+					fr.accepted++
+				default:
+					fr.refused++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return fr
+}
+
+// reportFresh prints the phases and the loss, and returns the summary row:
+// legitimate req/s alone in the plain proxy's column (the baseline), with
+// fresh traffic in wssgw's, and the share removed in the ratio's.
+func reportFresh(o options, rounds []map[bool]phase, looks map[bool]lookups, held float64) string {
+	fmt.Printf("bench-proxy fresh-shape: wssgw only, legitimate mix from %d connections; fresh-shape pool of %d connections paced to 1 per %d legitimate; %d round(s) x %s per phase, in %d alternating slices\n",
+		o.conns, o.freshConns, freshEvery, o.rounds, o.duration, max(1, o.freshSlices))
+	all := map[bool]phase{}
+	for _, withFresh := range []bool{false, true} {
+		ps := make([]phase, len(rounds))
+		for r := range rounds {
+			ps[r] = rounds[r][withFresh]
+		}
+		all[withFresh] = mergePhases(ps)
+	}
+	for r, ph := range rounds {
+		fmt.Printf("round %d: legitimate %.0f req/s alone, %.0f with fresh: %.1f %% removed\n",
+			r+1, ph[false].legit.rps, ph[true].legit.rps, 100*(1-ph[true].legit.rps/ph[false].legit.rps))
+	}
+	fmt.Printf("%-22s %10s %10s %10s %8s %10s %8s %s\n", "phase (all rounds)", "legit/s", "p50", "p99", "errors", "fresh/s", "share", "fresh accepted/refused/errors")
+	for _, withFresh := range []bool{false, true} {
+		ph := all[withFresh]
+		name := "legitimate alone"
+		if withFresh {
+			name = "legitimate + fresh"
+		}
+		fr := ph.fresh
+		share := float64(fr.sent) / float64(max(1, fr.sent+ph.legit.ok))
+		fmt.Printf("%-22s %10.0f %10s %10s %8d %10.0f %7.1f%% %d/%d/%d\n", name, ph.legit.rps, round(ph.legit.p50), round(ph.legit.p99),
+			ph.legit.errors, float64(fr.sent)/ph.legit.elapsed.Seconds(), 100*share, fr.accepted, fr.refused, fr.errors)
+		if ph.legit.firstErr != nil {
+			fmt.Printf("first error, %s: %v\n", name, ph.legit.firstErr)
+		}
+		if ph.legit.exhausted || fr.dry {
+			fmt.Printf("note: %s ran out of pre-signed messages before a deadline (it outran 1.5 × the fastest rate seen before it, or -pool-max)\n", name)
+		}
+	}
+	fmt.Printf("template lookups, alone phases: %s\n", looks[false])
+	fmt.Printf("template lookups, with-fresh phases (legitimate and fresh): %s; templates held after: %.0f\n", looks[true], held)
+	// Every fresh message is a new shape, so a miss: the legitimate
+	// requests' own hit ratio is the hits over the rest.
+	freshSent := all[true].fresh.sent
+	if legit := looks[true].total() - float64(freshSent); legit > 0 {
+		fmt.Printf("legitimate hit ratio in the with-fresh phases: %.3f (hits over lookups less the %d fresh messages, each a miss)\n",
+			looks[true][metrics.LookupHit]/legit, freshSent)
+	}
+	a, w := all[false].legit, all[true].legit
+	removed := 100 * (1 - w.rps/a.rps)
+	verdict := "met"
+	if removed > 10 {
+		verdict = "NOT MET"
+	}
+	fmt.Printf("legitimate throughput removed: %.1f %% (goal: <= 10 %%, %s); legitimate p99 %s -> %s\n",
+		removed, verdict, round(a.p99), round(w.p99))
+	hit := "–"
+	if t := looks[false].total(); t > 0 {
+		hit = fmt.Sprintf("%.3f alone", looks[false][metrics.LookupHit]/t)
+	}
+	return fmt.Sprintf("| fresh-shape: wssgw, legitimate alone → with 10 %% fresh | %.0f | %.0f | **%.1f %% removed** (≤ 10 %%, %s) | %s / %s | %s / %s | %s |",
+		a.rps, w.rps, removed, verdict, round(a.p50), round(w.p50), round(a.p99), round(w.p99), hit)
+}
