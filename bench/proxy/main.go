@@ -8,7 +8,7 @@
 //     verifies on its template path, goal >= 0.75; the plain proxy just
 //     forwards it;
 //   - signed-mix: the realistic signed mix of issue 14
-//     (bench/internal/traffic), every message signed after wssgw started
+//     (internal/testtraffic), every message signed after wssgw started
 //     and sent to it once, replay store on, goal >= 0.8;
 //   - fresh-shape: wssgw alone, the legitimate mix with and without 10 %
 //     fresh-shape traffic from a separate client pool; prints the share

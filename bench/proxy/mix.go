@@ -149,7 +149,7 @@ func (r *refill) saw(res result) { r.rate = max(r.rate, res.rps) }
 // is on; the plain proxy cycles over the same bytes.
 func runMix(o options, env *environment) error {
 	fmt.Println()
-	fmt.Println("== signed-mix: the realistic signed mix (bench/internal/traffic), replay store on")
+	fmt.Println("== signed-mix: the realistic signed mix (internal/testtraffic), replay store on")
 	warm, err := env.pools.make("warm-up", warmupPool(o), nextMix)
 	if err != nil {
 		return err
