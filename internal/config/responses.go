@@ -26,7 +26,9 @@ const (
 	// replaced by the base64 of its part (XOP 1.0 §3).
 	AttachXOP = "xop"
 	// AttachSwAContent adds one SwA Reference per attachment with the
-	// Attachment-Content-Signature-Transform (SwA Profile 1.1 §5.2).
+	// Attachment-Content-Signature-Transform (SwA Profile 1.1 §5.2); one
+	// that an xop:Include of the Body names is signed through the Body's
+	// XOP infoset only, as WSS4J/CXF can verify it (issue 15).
 	AttachSwAContent = "swa-content"
 	// AttachSwAComplete is the same with the
 	// Attachment-Complete-Signature-Transform: MIME headers included.
