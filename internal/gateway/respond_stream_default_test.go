@@ -30,19 +30,22 @@ func TestRespondStreamingDefault(t *testing.T) {
 	k := newSigningPKI(t)
 	verify := responseVerifier(t, k)
 	atts := [][]byte{bytes.Repeat([]byte("attachment-one "), 5000), {0, 1, 2, 0xff}}
+	rsaSigned := func() []byte { return signedRequest(t, k) }
 	unsigned := []byte(`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><m:GetFiles xmlns:m="urn:example:files"/></soapenv:Body></soapenv:Envelope>`)
 	for _, tc := range []struct {
-		name    string
-		strict  bool
-		request []byte
+		name   string
+		strict bool
+		// request is made once the gateway runs: the memory replay
+		// store refuses messages created before its start-up.
+		request func() []byte
 		format  func(r *config.Responses)
 		// noSignature: the policy does not require a request signature.
 		noSignature bool
 	}{
-		{name: "ok/rsa-requester-strict-xop", request: signedRequest(t, k), strict: true},
-		{name: "ok/unsigned-request-buffered", request: unsigned, noSignature: true},
-		{name: "ok/ec-requester-buffered", request: signedRequestBy(t, k.gateway)},
-		{name: "ok/explicit-strictXOP", request: signedRequest(t, k), strict: true,
+		{name: "ok/rsa-requester-strict-xop", request: rsaSigned, strict: true},
+		{name: "ok/unsigned-request-buffered", request: func() []byte { return unsigned }, noSignature: true},
+		{name: "ok/ec-requester-buffered", request: func() []byte { return signedRequestBy(t, k.gateway) }},
+		{name: "ok/explicit-strictXOP", request: rsaSigned, strict: true,
 			format: func(r *config.Responses) { r.StrictXOP = true }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -59,7 +62,7 @@ func TestRespondStreamingDefault(t *testing.T) {
 					tc.format(r)
 				}
 			}, more)
-			resp := post(t, f.URL, tc.request)
+			resp := post(t, f.URL, tc.request())
 			out, err := io.ReadAll(resp.Body)
 			require.NoError(t, err)
 			require.Equal(t, 200, resp.StatusCode, "%s", out)
