@@ -140,3 +140,20 @@ func inlineXOP(t *testing.T, parts []pkgPart) []byte {
 		return []byte(base64.StdEncoding.EncodeToString(b))
 	})
 }
+
+// TestRespondStreamingStrictWithoutRSARequester: an explicit strict-xop
+// cannot fall back: a requester whose certificate RSA-OAEP cannot encrypt
+// for (EC) gets a 502 fault, counted as failed, never an unsigned or
+// differently signed package.
+func TestRespondStreamingStrictWithoutRSARequester(t *testing.T) {
+	k := newSigningPKI(t)
+	f := newSigningFront(t, mtomBackend(t, [][]byte{[]byte("data")}, 0).URL, k, func(r *config.Responses) {
+		r.Mode, r.StreamFormat = config.ResponseStreaming, config.StreamStrictXOP
+	})
+	resp := post(t, f.URL, signedRequestBy(t, k.gateway))
+	out, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, 502, resp.StatusCode, "%s", out)
+	assert.NotContains(t, string(out), "data")
+	assert.Equal(t, 1.0, f.signingResult(t, metrics.ResponseFailed))
+}
