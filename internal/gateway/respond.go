@@ -143,6 +143,7 @@ func (rs *responder) modify(rt *route, resp *http.Response) error {
 		// auto without a requester to encrypt for: no standard
 		// streaming form exists, so the package gets buffered mode's
 		// standard header (docs/decisions.md, issue 15).
+		rs.log.Debug("no RSA requester certificate: streamed package signed buffered", "id", resp.Request.Header.Get(HeaderRequestID), "route", rt.name)
 		return rs.bufferedPackage(rt, resp)
 	case kind == soap.Multipart:
 		return rs.bufferedPackage(rt, resp)
