@@ -68,8 +68,9 @@ bench-proxy: build
 
 ## bench-mtom: one run of both scenarios, about 2 minutes and 8 GB of RAM: wssgw's peak RSS on
 ## one signed 1 GiB MTOM upload (goal <= 64 MiB); MTOM responses of 1 MiB to 1 GiB unsigned,
-## signed streaming, signed buffered (inline base64) and the signed buffered package (TTFB, MiB/s,
-## peak RSS and their ratios)
+## signed streaming (trailing format), streaming-strict (the default for an RSA-signed request),
+## signed buffered (inline base64) and the signed buffered package (TTFB, MiB/s, peak RSS and
+## their ratios)
 BENCH_MTOM_FLAGS ?= -scenario all -size 1GiB -sizes 1MiB,16MiB,256MiB,1GiB
 bench-mtom: build
 	$(GO) run ./bench/mtom -wssgw bin/wssgw $(BENCH_MTOM_FLAGS)

@@ -33,31 +33,41 @@ func checkSignatures(o options, c *http.Client, gws []*wssgw, ms []mode) error {
 		return err
 	}
 	v := verifier{bin: o.wssgw, config: cfg}
+	// The requester's key decrypts streaming-strict's signature.
+	partnerKey, err := filepath.Abs(filepath.Join(o.keys, "partner.key"))
+	if err != nil {
+		return err
+	}
 	for i, m := range ms {
 		var err error
 		switch m.name {
-		case "streaming":
-			err = checkStreamed(c, fileURL(gws[i], m, checkSize), dir, v)
+		case "streaming", modeStreamingStrict:
+			sv := v
+			if m.name == modeStreamingStrict {
+				sv.args = []string{"--key", partnerKey}
+			}
+			err = checkStreamed(c, m, fileURL(gws[i], m, checkSize), dir, sv)
 		case "buffered":
-			err = checkBuffered(c, fileURL(gws[i], m, checkSize), dir, v)
+			err = checkBuffered(c, m, fileURL(gws[i], m, checkSize), dir, v)
 		case modeBufferedPackage:
-			err = checkBufferedPackage(c, fileURL(gws[i], m, checkSize), dir, v)
+			err = checkBufferedPackage(c, m, fileURL(gws[i], m, checkSize), dir, v)
 		}
 		if err != nil {
 			return fmt.Errorf("%s signature check: %w", m.name, err)
 		}
 	}
-	fmt.Printf("checked at %s: the streamed package's last part is its ds:Signature; wssgw verify accepts it, rejects it with one attachment byte changed, and accepts the buffered envelope and the buffered package (rejecting it too with an attachment byte changed)\n", sizeList([]int64{checkSize}))
+	fmt.Printf("checked at %s: the streamed package's last part is its ds:Signature (streaming-strict: encrypted); wssgw verify accepts it, rejects it with one attachment byte changed, and accepts the buffered envelope and the buffered package (rejecting it too with an attachment byte changed)\n", sizeList([]int64{checkSize}))
 	return nil
 }
 
-func checkStreamed(c *http.Client, url, dir string, v verifier) error {
+func checkStreamed(c *http.Client, m mode, url, dir string, v verifier) error {
 	var pkg bytes.Buffer
-	s, err := fetch(c, url, &pkg)
+	s, err := fetch(c, m, url, &pkg)
 	if err != nil {
 		return err
 	}
-	if err := lastPartSigned(s.ctype, pkg.Bytes()); err != nil {
+	strict := m.name == modeStreamingStrict
+	if err := lastPartSigned(s.ctype, pkg.Bytes(), strict); err != nil {
 		return err
 	}
 	file := filepath.Join(dir, "streamed.mime")
@@ -79,9 +89,9 @@ func checkStreamed(c *http.Client, url, dir string, v verifier) error {
 	return nil
 }
 
-func checkBuffered(c *http.Client, url, dir string, v verifier) error {
+func checkBuffered(c *http.Client, m mode, url, dir string, v verifier) error {
 	var env bytes.Buffer
-	if _, err := fetch(c, url, &env); err != nil {
+	if _, err := fetch(c, m, url, &env); err != nil {
 		return err
 	}
 	file := filepath.Join(dir, "buffered.xml")
@@ -94,9 +104,9 @@ func checkBuffered(c *http.Client, url, dir string, v verifier) error {
 // checkBufferedPackage: the package keeps its parts, `wssgw verify
 // --content-type` accepts it, and rejects it with an attachment byte
 // changed.
-func checkBufferedPackage(c *http.Client, url, dir string, v verifier) error {
+func checkBufferedPackage(c *http.Client, m mode, url, dir string, v verifier) error {
 	var pkg bytes.Buffer
-	s, err := fetch(c, url, &pkg)
+	s, err := fetch(c, m, url, &pkg)
 	if err != nil {
 		return err
 	}
@@ -122,8 +132,9 @@ func checkBufferedPackage(c *http.Client, url, dir string, v verifier) error {
 }
 
 // lastPartSigned parses the package and checks that it has the root, the
-// attachment and, last, the signature part (DESIGN.md §6).
-func lastPartSigned(ctype string, pkg []byte) error {
+// attachment and, last, the signature part (DESIGN.md §6); strict: the
+// signature encrypted, the root holding its EncryptedData.
+func lastPartSigned(ctype string, pkg []byte, strict bool) error {
 	_, params, err := mime.ParseMediaType(ctype)
 	if err != nil {
 		return fmt.Errorf("Content-Type %q: %w", ctype, err)
@@ -144,17 +155,26 @@ func lastPartSigned(ctype string, pkg []byte) error {
 		}
 		parts = append(parts, b)
 	}
+	if strict {
+		if len(parts) != 3 || !bytes.Contains(parts[0], []byte("<xenc:EncryptedData ")) || bytes.Contains(parts[0], []byte("SignatureValue")) {
+			return fmt.Errorf("want 3 parts, the signature encrypted; got %d parts", len(parts))
+		}
+		return nil
+	}
 	if len(parts) != 3 || !bytes.Contains(parts[2], []byte("SignatureValue")) || bytes.Contains(parts[0], []byte("SignatureValue")) {
 		return fmt.Errorf("want 3 parts, the signature value in the last one only; got %d parts", len(parts))
 	}
 	return nil
 }
 
-// verifier runs `wssgw verify` on a saved response.
-type verifier struct{ bin, config string }
+// verifier runs `wssgw verify` on a saved response; args are more flags.
+type verifier struct {
+	bin, config string
+	args        []string
+}
 
 func (v verifier) run(file, ctype string) error {
-	args := []string{"verify", "-c", v.config, "--policy", "check"}
+	args := append([]string{"verify", "-c", v.config, "--policy", "check"}, v.args...)
 	if ctype != "" {
 		args = append(args, "--content-type", ctype)
 	}

@@ -21,10 +21,15 @@ type sample struct {
 	probe probe
 }
 
-// fetch asks url for a response and reads its body into w (io.Discard
-// when timing), keeping its first and last bytes for the checks.
-func fetch(c *http.Client, url string, w io.Writer) (sample, error) {
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(downloadRequest))
+// fetch asks url for a response with the next request of mode m and
+// reads its body into w (io.Discard when timing), keeping its first and
+// last bytes for the checks.
+func fetch(c *http.Client, m mode, url string, w io.Writer) (sample, error) {
+	body, err := m.body()
+	if err != nil {
+		return sample{}, err
+	}
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return sample{}, err
 	}
@@ -112,6 +117,12 @@ func (s sample) check(m mode, size int64) error {
 		if !strings.HasPrefix(s.ctype, "multipart/related") || !bytes.Contains(s.probe.head, []byte("Security")) ||
 			!bytes.Contains(s.probe.tail, []byte("SignatureValue")) || !bytes.HasSuffix(bytes.TrimSpace(s.probe.tail), []byte("--")) {
 			return fmt.Errorf("streaming: the response (%s, %d bytes) does not end with a signature part", s.ctype, s.bytes)
+		}
+	case modeStreamingStrict:
+		// strict-xop: the signature encrypted, its ciphertext the last part.
+		if !strings.HasPrefix(s.ctype, "multipart/related") || !bytes.Contains(s.probe.head, []byte("EncryptedData")) ||
+			!bytes.Contains(s.probe.tail, []byte("application/octet-stream")) || !bytes.HasSuffix(bytes.TrimSpace(s.probe.tail), []byte("--")) {
+			return fmt.Errorf("%s: the response (%s, %d bytes) does not end with an encrypted signature part", m.name, s.ctype, s.bytes)
 		}
 	case modeBufferedPackage:
 		if !strings.HasPrefix(s.ctype, "multipart/related") || !bytes.Contains(s.probe.head, []byte("SignatureValue")) || s.bytes < packageLen(m.kind, size) {

@@ -110,18 +110,20 @@ func TestLastPartSigned(t *testing.T) {
 		return append(b, end...)
 	}
 	tests := []struct {
-		name string
-		pkg  []byte
-		ok   bool
+		name   string
+		pkg    []byte
+		strict bool
+		ok     bool
 	}{
 		{name: "ok/signature-last", pkg: pkg("<ds:SignatureValue>x</ds:SignatureValue>"), ok: true},
+		{name: "fail/strict-root-without-encrypted-data", pkg: pkg("ciphertext"), strict: true},
 		{name: "fail/two-parts", pkg: pkg("")},
 		{name: "fail/last-part-not-signature", pkg: pkg("more data")},
 		{name: "fail/truncated", pkg: pkg("<ds:SignatureValue>x</ds:SignatureValue>")[:len(head)+5]},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := lastPartSigned(mtomType, tc.pkg)
+			err := lastPartSigned(mtomType, tc.pkg, tc.strict)
 			if tc.ok {
 				assert.NoError(t, err)
 			} else {
@@ -130,6 +132,6 @@ func TestLastPartSigned(t *testing.T) {
 		})
 	}
 	t.Run("fail/content-type", func(t *testing.T) {
-		assert.Error(t, lastPartSigned("multipart/related; boundary=", pkg("x")))
+		assert.Error(t, lastPartSigned("multipart/related; boundary=", pkg("x"), false))
 	})
 }

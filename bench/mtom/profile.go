@@ -25,7 +25,7 @@ func profileResponse(o options, c *http.Client, g *wssgw, m mode, size int64) er
 	// The profiler starts when its request arrives; a moment's head start
 	// keeps the response's first bytes in the profile.
 	time.Sleep(100 * time.Millisecond)
-	_, err := fetch(c, fileURL(g, m, size), io.Discard)
+	_, err := fetch(c, m, fileURL(g, m, size), io.Discard)
 	if err = errors.Join(err, <-done); err != nil {
 		return fmt.Errorf("profiling %s at %s: %w", m.name, config.ByteSize(size), err)
 	}

@@ -30,6 +30,23 @@ func content(size int64, seed uint64) io.Reader {
 	return io.LimitReader(rand.NewChaCha8(s), size)
 }
 
+// signedDownloads returns what makes a download request signed by the
+// demo partner (RSA; Timestamp, BST, Body), fresh for each request: the
+// streaming-strict gateway encrypts the response signature for its
+// certificate. Signing happens before the request's clock starts.
+func signedDownloads(keys string) (func() ([]byte, error), error) {
+	kp, err := wcrypto.LoadKeyPair(wcrypto.KeyFileOptions{
+		CertFile: filepath.Join(keys, "partner.crt"),
+		KeyFile:  filepath.Join(keys, "partner.key"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	o := signer.DefaultOptions()
+	o.Signer, o.Certificate = kp.Signer, kp.Certificate
+	return func() ([]byte, error) { return signer.Secure([]byte(downloadRequest), o) }, nil
+}
+
 // signedRoot is the first pass: it signs, with internal/signer, the
 // envelope whose Body holds the base64 of the whole attachment inline, and
 // replaces that text by an xop:Include. The Body's digest is then over its

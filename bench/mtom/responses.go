@@ -82,7 +82,7 @@ func startGateways(o options, c *http.Client, backend string, ms []mode) ([]*wss
 		g, err := startGateway(o.wssgw, backend, m, o.profile != "")
 		if err == nil {
 			gws = append(gws, g)
-			_, err = fetch(c, fileURL(g, m, warmSize), io.Discard)
+			_, err = fetch(c, m, fileURL(g, m, warmSize), io.Discard)
 		}
 		if err != nil {
 			stopAll(gws)
@@ -145,7 +145,7 @@ func timeReps(c *http.Client, gws []*wssgw, ms []mode, size int64, reps int) ([]
 			if errs[i] != nil {
 				continue
 			}
-			s, err := fetch(c, fileURL(gws[i], m, size), io.Discard)
+			s, err := fetch(c, m, fileURL(gws[i], m, size), io.Discard)
 			if err == nil {
 				err = s.check(m, size)
 			}

@@ -84,6 +84,7 @@ func TestCheckSignaturesRejectsUnsigned(t *testing.T) {
 	c := &http.Client{}
 	for _, tc := range []struct{ name, kind string }{
 		{"fail/streaming", kindMTOM},
+		{"fail/" + modeStreamingStrict, kindMTOM},
 		{"fail/buffered", kindInline},
 		{"fail/" + modeBufferedPackage, kindMTOM},
 	} {

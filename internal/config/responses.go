@@ -20,13 +20,36 @@ const (
 	ResponseStreaming = "streaming"
 )
 
+// How streaming mode signs an MTOM/SwA response (responses.streamFormat;
+// issue 15, docs/decisions.md "Streaming defaults").
+const (
+	// StreamAuto is the default: a standard form a stock stack verifies.
+	// With the requester's certificate known (an RSA key from the verified
+	// request signature) the response streams as StreamStrictXOP; without
+	// it, where no standard streaming form exists, it is signed as in
+	// buffered mode (root held, attachments spooled, a standard header).
+	StreamAuto = "auto"
+	// StreamStrictXOP streams with the ds:Signature encrypted for the
+	// requester, its CipherValue the last part (base64Binary, so XOP 1.0
+	// §3 holds and WSS4J/CXF verify it). A response without a requester
+	// to encrypt for gets a 502 fault.
+	StreamStrictXOP = "strict-xop"
+	// StreamTrailing streams with the ds:Signature's children as the last
+	// part (DESIGN.md §6): not XOP (ds:Signature is not base64Binary), so
+	// only a receiver that puts the part back first verifies it (wssgw
+	// verify, egress). Used only when configured.
+	StreamTrailing = "trailing"
+)
+
 // Ways streaming mode digests attachments.
 const (
 	// AttachXOP digests the Body as its XOP infoset: each xop:Include
 	// replaced by the base64 of its part (XOP 1.0 §3).
 	AttachXOP = "xop"
 	// AttachSwAContent adds one SwA Reference per attachment with the
-	// Attachment-Content-Signature-Transform (SwA Profile 1.1 §5.2).
+	// Attachment-Content-Signature-Transform (SwA Profile 1.1 §5.2); one
+	// that an xop:Include of the Body names is signed through the Body's
+	// XOP infoset only, as WSS4J/CXF can verify it (issue 15).
 	AttachSwAContent = "swa-content"
 	// AttachSwAComplete is the same with the
 	// Attachment-Complete-Signature-Transform: MIME headers included.
@@ -65,9 +88,13 @@ type Responses struct {
 	// Attachments is how streaming mode digests attachments: xop
 	// (default), swa-content or swa-complete.
 	Attachments string `mapstructure:"attachments"`
-	// StrictXOP encrypts the trailing ds:Signature for the requester so
-	// that the last part is the content of an xenc:CipherValue
-	// (base64Binary), as XOP 1.0 strictly requires.
+	// StreamFormat is how streaming mode signs an MTOM/SwA response:
+	// auto (default), strict-xop or trailing.
+	StreamFormat string `mapstructure:"streamFormat"`
+	// StrictXOP is the older spelling of streamFormat strict-xop, kept
+	// for configurations that set it: the trailing ds:Signature encrypted
+	// for the requester so that the last part is the content of an
+	// xenc:CipherValue (base64Binary), as XOP 1.0 strictly requires.
 	StrictXOP bool `mapstructure:"strictXOP"`
 	// TimestampTTL is the response Timestamp's lifetime (Expires -
 	// Created). Default 5m.
@@ -84,9 +111,19 @@ func DefaultResponses() Responses {
 		Mode:            ResponseBuffered,
 		KeyReference:    KeyRefBST,
 		Attachments:     AttachXOP,
+		StreamFormat:    StreamAuto,
 		TimestampTTL:    5 * time.Minute,
 		MaxBufferedSize: 10 << 20,
 	}
+}
+
+// Format is the streaming format in effect: strictXOP: true is
+// strict-xop.
+func (r Responses) Format() string {
+	if r.StrictXOP {
+		return StreamStrictXOP
+	}
+	return r.StreamFormat
 }
 
 // KeyOptions converts the key files for the crypto package.
@@ -99,6 +136,7 @@ func (r *Responses) applyDefaults() {
 	setDefault(&r.Mode, d.Mode)
 	setDefault(&r.KeyReference, d.KeyReference)
 	setDefault(&r.Attachments, d.Attachments)
+	setDefault(&r.StreamFormat, d.StreamFormat)
 	setDefault(&r.TimestampTTL, d.TimestampTTL)
 	setDefault(&r.MaxBufferedSize, d.MaxBufferedSize)
 }
@@ -109,6 +147,10 @@ func (r Responses) validate(ps *Problems, key string, p Policy) {
 	checkOneOf(ps, key+".mode", r.Mode, ResponseBuffered, ResponseStreaming)
 	checkOneOf(ps, key+".keyReference", r.KeyReference, KeyRefBST, KeyRefIssuerSerial, KeyRefSKI, KeyRefThumbprint)
 	checkOneOf(ps, key+".attachments", r.Attachments, AttachXOP, AttachSwAContent, AttachSwAComplete)
+	checkOneOf(ps, key+".streamFormat", r.StreamFormat, StreamAuto, StreamStrictXOP, StreamTrailing)
+	if r.StrictXOP && r.StreamFormat != StreamAuto && r.StreamFormat != StreamStrictXOP {
+		ps.add(key+".strictXOP", "is true but streamFormat is %q (strictXOP: true is streamFormat %s)", r.StreamFormat, StreamStrictXOP)
+	}
 	checkPositive(ps, key+".timestampTTL", r.TimestampTTL)
 	if r.MaxBufferedSize <= 0 {
 		ps.add(key+".maxBufferedSize", "must be positive, got %d", int64(r.MaxBufferedSize))
@@ -135,11 +177,15 @@ func (r Responses) validate(ps *Problems, key string, p Policy) {
 	if r.EncryptForRequester && !signed {
 		ps.add(key+".encryptForRequester", "needs %q in the policy's require: the requester's certificate comes from its verified signature", RequireSignature)
 	}
-	if r.StrictXOP && !signed {
-		ps.add(key+".strictXOP", "needs %q in the policy's require: the trailing signature is encrypted for the requester's certificate", RequireSignature)
+	strictKey := key + ".streamFormat"
+	if r.StrictXOP {
+		strictKey = key + ".strictXOP"
 	}
-	if r.StrictXOP && r.Mode != ResponseStreaming {
-		ps.add(key+".strictXOP", "only applies to mode %s", ResponseStreaming)
+	if r.Format() == StreamStrictXOP && !signed {
+		ps.add(strictKey, "needs %q in the policy's require: the trailing signature is encrypted for the requester's certificate", RequireSignature)
+	}
+	if f := r.Format(); (f == StreamStrictXOP || f == StreamTrailing) && r.Mode != ResponseStreaming {
+		ps.add(strictKey, "%s only applies to mode %s", r.Format(), ResponseStreaming)
 	}
 	if r.EncryptForRequester && r.Mode == ResponseStreaming {
 		// Encrypting the Body of an MTOM response would hide its

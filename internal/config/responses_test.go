@@ -27,6 +27,18 @@ func TestValidateResponses(t *testing.T) {
 			signing(r)
 			r.Mode, r.Attachments, r.StrictXOP = ResponseStreaming, AttachSwAComplete, true
 		}},
+		"ok/streaming-auto-without-request-signature": {require: []string{}, mutate: func(r *Responses) {
+			signing(r)
+			r.Mode = ResponseStreaming // auto: signed as buffered without a requester to encrypt for
+		}},
+		"ok/streaming-trailing": {require: []string{}, mutate: func(r *Responses) {
+			signing(r)
+			r.Mode, r.StreamFormat = ResponseStreaming, StreamTrailing
+		}},
+		"ok/streaming-strict-both-spellings": {mutate: func(r *Responses) {
+			signing(r)
+			r.Mode, r.StreamFormat, r.StrictXOP = ResponseStreaming, StreamStrictXOP, true
+		}},
 		"ok/confirmation-without-request-signature": {require: []string{}, mutate: func(r *Responses) {
 			signing(r)
 			r.SignatureConfirmation = true // WSS 1.1 §8.5: one element without Value
@@ -40,8 +52,18 @@ func TestValidateResponses(t *testing.T) {
 			want: []string{k + ".certFile"}},
 		"fail/enums": {mutate: func(r *Responses) {
 			signing(r)
-			r.Mode, r.KeyReference, r.Attachments = "chunked", "x509", "dime"
-		}, want: []string{k + ".mode", k + ".keyReference", k + ".attachments"}},
+			r.Mode, r.KeyReference, r.Attachments, r.StreamFormat = "chunked", "x509", "dime", "strictXOP"
+		}, want: []string{k + ".mode", k + ".keyReference", k + ".attachments", k + ".streamFormat"}},
+		"fail/strict-and-trailing": {mutate: func(r *Responses) {
+			signing(r)
+			r.Mode, r.StreamFormat, r.StrictXOP = ResponseStreaming, StreamTrailing, true
+		}, want: []string{k + ".strictXOP"}},
+		"fail/strict-format-without-request-signature": {require: []string{}, mutate: func(r *Responses) {
+			signing(r)
+			r.Mode, r.StreamFormat = ResponseStreaming, StreamStrictXOP
+		}, want: []string{k + ".streamFormat"}},
+		"fail/trailing-buffered": {mutate: func(r *Responses) { signing(r); r.StreamFormat = StreamTrailing },
+			want: []string{k + ".streamFormat"}},
 		"fail/limits": {mutate: func(r *Responses) { signing(r); r.TimestampTTL, r.MaxBufferedSize = 0, 0 },
 			want: []string{k + ".timestampTTL", k + ".maxBufferedSize"}},
 		"fail/options-without-sign": {mutate: func(r *Responses) {

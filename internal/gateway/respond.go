@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"crypto/rsa"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -136,7 +137,14 @@ func (rs *responder) modify(rt *route, resp *http.Response) error {
 	kind, _ := soap.Classify(resp.Header.Get("Content-Type"))
 	switch {
 	case kind == soap.Multipart && rs.cfg.Mode == config.ResponseStreaming:
-		return rs.stream(rt, resp)
+		if f := rs.streamFormat(requesterOf(resp.Request)); f != config.StreamAuto {
+			return rs.stream(rt, resp, f == config.StreamStrictXOP)
+		}
+		// auto without a requester to encrypt for: no standard
+		// streaming form exists, so the package gets buffered mode's
+		// standard header (docs/decisions.md, issue 15).
+		rs.log.Debug("no RSA requester certificate: streamed package signed buffered", "id", resp.Request.Header.Get(HeaderRequestID), "route", rt.name)
+		return rs.bufferedPackage(rt, resp)
 	case kind == soap.Multipart:
 		return rs.bufferedPackage(rt, resp)
 	case kind == soap.Envelope:
@@ -171,7 +179,9 @@ func (rs *responder) buffered(rt *route, resp *http.Response) error {
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 		return nil
 	}
-	o, err := rs.options(requesterOf(resp.Request))
+	// An explicit strictXOP encrypts the Body of the route's plain SOAP
+	// responses as well, as it always has.
+	o, err := rs.options(requesterOf(resp.Request), rs.cfg.EncryptForRequester || rs.cfg.Format() == config.StreamStrictXOP)
 	if err != nil {
 		return rs.failed(rt, &responseError{err})
 	}
@@ -212,8 +222,26 @@ func readBody(r io.Reader, contentLength, limit int64) ([]byte, error) {
 	return buf[:n], errLongerThanDeclared
 }
 
-// options are the signer's options for one response.
-func (rs *responder) options(req *requester) (signer.Options, error) {
+// streamFormat is how a multipart response on a streaming route goes
+// out: strict-xop, trailing, or auto for buffered mode's standard header.
+// auto streams strict-xop when the request's verified signer has an RSA
+// key to encrypt the signature for (RSA-OAEP is the key transport).
+func (rs *responder) streamFormat(req *requester) string {
+	f := rs.cfg.Format()
+	if f != config.StreamAuto {
+		return f
+	}
+	if c := req.certificate(); c != nil {
+		if _, ok := c.PublicKey.(*rsa.PublicKey); ok {
+			return config.StreamStrictXOP
+		}
+	}
+	return config.StreamAuto
+}
+
+// options are the signer's options for one response; encrypt asks for
+// the requester's certificate as the recipient.
+func (rs *responder) options(req *requester, encrypt bool) (signer.Options, error) {
 	k := rs.key.Current()
 	if k == nil {
 		return signer.Options{}, errors.New("no signing key loaded")
@@ -226,7 +254,7 @@ func (rs *responder) options(req *requester) (signer.Options, error) {
 	if rs.cfg.SignatureConfirmation {
 		o.SignatureConfirmation, o.Confirm = true, req.signatureValues()
 	}
-	if rs.cfg.EncryptForRequester || rs.cfg.StrictXOP {
+	if encrypt {
 		c := req.certificate()
 		if c == nil {
 			return o, errors.New("the request has no trusted X.509 signer to encrypt for")

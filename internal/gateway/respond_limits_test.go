@@ -38,7 +38,7 @@ func TestRespondStreamingMIMELimits(t *testing.T) {
 			out, err := io.ReadAll(resp.Body)
 			if tc.result == metrics.ResponseSigned {
 				require.NoError(t, err)
-				assert.Contains(t, string(out), "SignedInfo")
+				assert.Contains(t, string(out), "@wssgw>", "the signature part")
 			} else {
 				require.Error(t, err, "the partner sees a cut response")
 				assert.NotContains(t, string(out), "SignedInfo", "no signature over partial data")

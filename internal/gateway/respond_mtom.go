@@ -16,7 +16,7 @@ import (
 
 var (
 	errResponseUnsigned  = errors.New("an attachment no xop:Include in the Body references would go out unsigned")
-	errResponseEncrypted = errors.New("encryptForRequester and strictXOP cannot encrypt an MTOM/SwA response in buffered mode")
+	errResponseEncrypted = errors.New("encryptForRequester cannot encrypt an MTOM/SwA response in buffered mode")
 )
 
 // bufferedPackage signs an MTOM response with a standard WS-Security
@@ -80,7 +80,7 @@ func (rs *responder) signPackage(rt *route, pkg *wmime.Package, req *requester) 
 	if err := rs.checkIncludes(pkg); err != nil {
 		return nil, err
 	}
-	o, err := rs.options(req)
+	o, err := rs.options(req, rs.cfg.EncryptForRequester)
 	if err != nil {
 		return nil, err
 	}

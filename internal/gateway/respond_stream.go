@@ -22,7 +22,7 @@ import (
 // -1). If the copy fails, the pipe fails and the proxy aborts the handler
 // (http.ErrAbortHandler): the client sees a cut connection and never a
 // signature part or a close delimiter over partial data.
-func (rs *responder) stream(rt *route, resp *http.Response) error {
+func (rs *responder) stream(rt *route, resp *http.Response, strict bool) error {
 	ct := resp.Header.Get("Content-Type")
 	lim := streamLimits(rt, rs.cfg.MaxBufferedSize)
 	pr, err := wmime.NewPartReader(resp.Body, ct, lim)
@@ -30,13 +30,13 @@ func (rs *responder) stream(rt *route, resp *http.Response) error {
 		resp.Body.Close()
 		return rs.unprepared(rt, resp, err)
 	}
-	o, err := rs.options(requesterOf(resp.Request))
+	o, err := rs.options(requesterOf(resp.Request), strict)
 	if err != nil {
 		resp.Body.Close()
 		return rs.failed(rt, &responseError{err})
 	}
 	s, err := signer.NewStream(signer.StreamOptions{
-		Options: o, Attachments: rs.cfg.Attachments, StrictXOP: rs.cfg.StrictXOP,
+		Options: o, Attachments: rs.cfg.Attachments, StrictXOP: strict,
 		MaxRootSize: lim.MaxRootSize, MaxAttachments: lim.MaxParts,
 	})
 	if err == nil {

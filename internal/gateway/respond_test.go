@@ -18,6 +18,7 @@ import (
 
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/signer"
 )
 
 const (
@@ -159,14 +160,16 @@ func mtomBackend(t *testing.T, atts [][]byte, abortAfter int) *httptest.Server {
 	return b
 }
 
-// TestRespondStreaming: an MTOM response is signed while it streams; the
-// partner reassembles the trailing signature and verifies with the DOM
-// engine.
+// TestRespondStreaming: an MTOM response is signed while it streams in
+// the trailing format (streamFormat trailing); the partner reassembles the
+// trailing signature and verifies with the DOM engine.
 func TestRespondStreaming(t *testing.T) {
 	k := newSigningPKI(t)
 	verify := responseVerifier(t, k)
 	atts := [][]byte{bytes.Repeat([]byte("attachment-one "), 20000), {0, 1, 2, 0xff}}
-	f := newSigningFront(t, mtomBackend(t, atts, 0).URL, k, func(r *config.Responses) { r.Mode = config.ResponseStreaming })
+	f := newSigningFront(t, mtomBackend(t, atts, 0).URL, k, func(r *config.Responses) {
+		r.Mode, r.StreamFormat = config.ResponseStreaming, config.StreamTrailing
+	})
 	resp := post(t, f.URL, signedRequest(t, k))
 	out, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
@@ -215,7 +218,8 @@ const (
 
 // TestRespondStreamingFirstByte: the root part reaches the partner while
 // the backend is still sending, so the time to first byte does not depend
-// on the response size (DESIGN.md §6).
+// on the response size (DESIGN.md §6). The default format with a signed
+// RSA requester is strict-xop: the encrypted signature comes last.
 func TestRespondStreamingFirstByte(t *testing.T) {
 	k := newSigningPKI(t)
 	release := make(chan struct{})
@@ -258,7 +262,7 @@ func TestRespondStreamingFirstByte(t *testing.T) {
 	close(release)
 	rest, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
-	assert.Contains(t, string(rest), "<ds:SignedInfo>", "the signature comes last")
+	assert.Contains(t, string(rest), "Content-Type: "+signer.CipherPartType, "the encrypted signature comes last")
 }
 
 // TestRespondBackendError: when the backend is down or breaks off on a

@@ -19,10 +19,13 @@ const (
 	// must arrive in xop:Include order.
 	AttachXOP = "xop"
 	// AttachSwAContent adds one Reference per attachment with the
-	// Attachment-Content-Signature-Transform (SwA Profile 1.1 §5.2).
+	// Attachment-Content-Signature-Transform (SwA Profile 1.1 §5.2); an
+	// attachment an xop:Include of the Body names is signed through the
+	// Body's XOP infoset instead (see streamRoot.digester).
 	AttachSwAContent = "swa-content"
 	// AttachSwAComplete adds one Reference per attachment with the
-	// Attachment-Complete-Signature-Transform (MIME headers included).
+	// Attachment-Complete-Signature-Transform (MIME headers included),
+	// apart from xop:Include'd ones as AttachSwAContent.
 	AttachSwAComplete = "swa-complete"
 )
 

@@ -74,23 +74,17 @@ func (rt *streamRoot) attachment(mw *multipart.Writer, hdr textproto.MIMEHeader,
 // and what completes its digests. A part that an xop:Include of the Body
 // names is digested into the Body's XOP infoset in every mode: that is
 // what a receiver digests for a signed element holding xop:Include (XOP
-// 1.0 §3); in the SwA modes every part also gets its own Reference.
+// 1.0 §3). In the SwA modes only the other parts get their own cid:
+// Reference: WSS4J inlines a signed element's xop:Includes before it
+// checks any Reference, asking for each part with removeAttachments set
+// (SignatureProcessor.setElementsOnContext), and CXF's attachment handler
+// then takes the part out of the message, so a cid: Reference to it fails
+// with "Attachment not found" (issue 15). The part is signed through the
+// Body either way; its MIME headers, which only swa-complete covers, are
+// not part of the XOP infoset.
 func (rt *streamRoot) digester(cid string, hdr textproto.MIMEHeader) (io.Writer, func() error, error) {
 	if rt.s.o.Attachments == AttachXOP || slices.Contains(rt.includes, cid) {
-		xw, xdone, err := rt.xopDigester(cid)
-		if err != nil || rt.s.o.Attachments == AttachXOP {
-			return xw, xdone, err
-		}
-		sw, sdone, err := rt.swaDigester(cid, hdr)
-		if err != nil {
-			return nil, nil, err
-		}
-		return io.MultiWriter(xw, sw), func() error {
-			if err := xdone(); err != nil {
-				return err
-			}
-			return sdone()
-		}, nil
+		return rt.xopDigester(cid)
 	}
 	return rt.swaDigester(cid, hdr)
 }

@@ -98,7 +98,7 @@ func (p *partnerPKI) respondConfig(backend string) string {
 	}
 	b.WriteString("policies:\n")
 	for policy, extra := range map[string]string{"signed": "", "confirm": ", signatureConfirmation: true",
-		"encrypt": ", encryptForRequester: true", "stream": ", mode: streaming"} {
+		"encrypt": ", encryptForRequester: true", "stream": ", mode: streaming, streamFormat: trailing"} {
 		fmt.Fprintf(&b, "  %s:\n    require: [signature, timestamp]\n    trust: {caFiles: [%s]}\n"+
 			"    responses: {sign: true, certFile: %s, keyFile: %s%s}\n", policy, p.ca, p.server.CertFile, p.server.KeyFile, extra)
 	}

@@ -21,6 +21,11 @@ import org.apache.wss4j.common.ext.AttachmentResultCallback;
  * "cid:Attachments" sign/encrypt part), any other id for that one Content-ID. AttachmentResultCallback
  * hands back a transformed attachment (encrypted on the sending side, decrypted on the receiving side)
  * which replaces the stored one, so that a later signature check sees the decrypted bytes.
+ *
+ * <p>A receiving store (see {@link #removing}) behaves like CXF's AttachmentCallbackHandler: a request
+ * with isRemoveAttachments() (WSS4J's default, and what its XOP inlining asks for) takes the attachment out
+ * of the message until an AttachmentResultCallback hands it back. So a cid: Reference to a part that an
+ * xop:Include of a signed element already consumed fails as it does in CXF ("Attachment not found").
  */
 final class Attachments implements CallbackHandler {
     /** One attachment: Content-ID (no brackets), MIME headers as WSS4J wants them, bytes. */
@@ -30,6 +35,8 @@ final class Attachments implements CallbackHandler {
         final Map<String, String> headers;
         byte[] bytes;
         boolean replaced;
+        /** Taken out of the message by a removing request and not handed back (CXF semantics). */
+        boolean removed;
 
         Item(String id, String mimeType, Map<String, String> headers, byte[] bytes) {
             this.id = id;
@@ -51,6 +58,16 @@ final class Attachments implements CallbackHandler {
     private final Map<String, Item> items = new LinkedHashMap<>();
     /** Ids WSS4J asked for, in order (tells which attachments a signature or decryption touched). */
     final List<String> requested = new ArrayList<>();
+    /** Whether removing requests take attachments out, as CXF's receiver does. */
+    private final boolean removing;
+
+    Attachments() {
+        this(false);
+    }
+
+    Attachments(boolean removing) {
+        this.removing = removing;
+    }
 
     void add(Item it) {
         if (items.putIfAbsent(it.id, it) != null) {
@@ -81,15 +98,13 @@ final class Attachments implements CallbackHandler {
                 List<Attachment> out = new ArrayList<>();
                 synchronized (this) {
                     requested.add(rc.getAttachmentId());
-                    if ("Attachments".equals(rc.getAttachmentId())) {
-                        for (Item it : items.values()) {
-                            out.add(it.toAttachment());
+                    boolean all = "Attachments".equals(rc.getAttachmentId());
+                    for (Item it : items.values()) {
+                        if (it.removed || !(all || it.id.equals(rc.getAttachmentId()))) {
+                            continue;
                         }
-                    } else {
-                        Item it = items.get(rc.getAttachmentId());
-                        if (it != null) {
-                            out.add(it.toAttachment());
-                        }
+                        out.add(it.toAttachment());
+                        it.removed = removing && rc.isRemoveAttachments();
                     }
                 }
                 rc.setAttachments(out);

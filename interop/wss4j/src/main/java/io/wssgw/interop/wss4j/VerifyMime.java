@@ -23,9 +23,12 @@ final class VerifyMime {
     private VerifyMime() {
     }
 
-    /** The package's non-root parts as WSS4J attachments, keyed by Content-ID (required on each). */
+    /**
+     * The package's non-root parts as WSS4J attachments, keyed by Content-ID (required on each), in a
+     * store that removes what WSS4J asks to remove, as CXF's receiver does.
+     */
     static Attachments store(Mime.Package pkg) {
-        Attachments store = new Attachments();
+        Attachments store = new Attachments(true);
         for (Mime.Part p : pkg.attachments()) {
             String id = p.contentId();
             if (id == null || id.isEmpty()) {
