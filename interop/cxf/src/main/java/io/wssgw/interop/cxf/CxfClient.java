@@ -34,7 +34,7 @@ import org.apache.cxf.ws.security.wss4j.WSS4JOutInterceptor;
  */
 final class CxfClient {
     static final Set<String> VALUE_FLAGS = withOverrides("url", "soap", "key", "cert", "ca", "encrypt-cert", "actions",
-        "response-actions", "attachment", "name", "timeout");
+        "response-actions", "attachment", "name", "timeout", "http-version");
     static final Set<String> BOOL_FLAGS = Set.of("sign-timestamp", "no-mtom", "no-response-security");
 
     private static Set<String> withOverrides(String... flags) {
@@ -84,6 +84,11 @@ final class CxfClient {
         long timeout = a.intValue("timeout", 60) * 1000L;
         policy.setReceiveTimeout(timeout);
         policy.setConnectionTimeout(timeout);
+        // CXF 4's default conduit (java.net.http) asks a plain-HTTP server for an h2c upgrade
+        // (Upgrade: h2c, HTTP2-Settings); "1.1" stops that, "2"/"auto" are CXF's own choices.
+        if (a.get("http-version") != null) {
+            policy.setVersion(a.get("http-version"));
+        }
         ((HTTPConduit) c.getConduit()).setClient(policy);
 
         Upload u = new Upload();

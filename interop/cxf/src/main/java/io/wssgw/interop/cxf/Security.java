@@ -74,7 +74,8 @@ final class Security {
         m.put(ConfigurationConstants.SIGNATURE_USER, SELF);
         m.put(ConfigurationConstants.SIG_PROP_REF_ID, CRYPTO_REF);
         m.put(ConfigurationConstants.SIG_KEY_ID, "DirectReference");
-        if (actions.contains(ConfigurationConstants.ENCRYPTION)) {
+        List<String> l = actionList(actions);
+        if (l.contains(ConfigurationConstants.ENCRYPT) || l.contains(ConfigurationConstants.ENCRYPTION)) {
             m.put(ConfigurationConstants.ENCRYPTION_USER, encryptUser);
             m.put(ConfigurationConstants.ENC_PROP_REF_ID, CRYPTO_REF);
         }

@@ -69,7 +69,7 @@ final class Service {
         sf.setProperties(props);
         sf.getInInterceptors().add(new WSS4JInInterceptor(sec.in(actions)));
         sf.getInInterceptors().add(new DefaultCryptoCoverageChecker());
-        if (Security.actionList(actions).contains("Encrypt")) {
+        if (Security.actionList(actions).contains("Encrypt") || Security.actionList(actions).contains("Encryption")) {
             String env = soap.equals("1.2") ? Security.SOAP12 : Security.SOAP11;
             sf.getInInterceptors().add(new CryptoCoverageChecker(Map.of("soapenv", env),
                 List.of(new CryptoCoverageChecker.XPathExpression("/soapenv:Envelope/soapenv:Body",
