@@ -3,8 +3,8 @@ package e2e
 import (
 	"bytes"
 	"crypto/rand"
-	"encoding/base64"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"fmt"
 	"io"
