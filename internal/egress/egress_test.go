@@ -30,6 +30,9 @@ const (
 		`<m:GetQuote xmlns:m="urn:quotes"><m:Symbol>ACME</m:Symbol></m:GetQuote></soap:Body></soap:Envelope>`
 	answer = `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>` +
 		`<m:Quote xmlns:m="urn:quotes"><m:Price>42.17</m:Price></m:Quote></soap:Body></soap:Envelope>`
+	fault12 = `<env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope"><env:Body><env:Fault>` +
+		`<env:Code><env:Value>env:Receiver</env:Value></env:Code><env:Reason><env:Text xml:lang="en">no such symbol</env:Text></env:Reason>` +
+		`</env:Fault></env:Body></env:Envelope>`
 	fault = `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>` +
 		`<soap:Fault><faultcode>soap:Server</faultcode><faultstring>no such symbol</faultstring></soap:Fault></soap:Body></soap:Envelope>`
 )
@@ -43,7 +46,7 @@ type pki struct {
 	gw, partner, stranger *testpki.Leaf
 }
 
-func newPKI(t *testing.T) *pki {
+func newPKI(t testing.TB) *pki {
 	t.Helper()
 	dir := t.TempDir()
 	ca := testpki.NewCA(t, "egress CA")
@@ -57,7 +60,7 @@ func newPKI(t *testing.T) *pki {
 
 // responsePolicy is what wssgw requires of the partner: a signed Body and
 // Timestamp by a certificate of the test CA; wssgw's key decrypts.
-func (p *pki) responsePolicy(t *testing.T) *wss.Policy {
+func (p *pki) responsePolicy(t testing.TB) *wss.Policy {
 	t.Helper()
 	cp := config.DefaultPolicy()
 	cp.Replay = "off"
@@ -68,7 +71,7 @@ func (p *pki) responsePolicy(t *testing.T) *wss.Policy {
 	return pol
 }
 
-func (p *pki) client(t *testing.T, edit func(*config.Egress)) *Client {
+func (p *pki) client(t testing.TB, edit func(*config.Egress)) *Client {
 	t.Helper()
 	e := config.DefaultEgress()
 	e.Sign.CertFile, e.Sign.KeyFile = p.gw.CertFile, p.gw.KeyFile
@@ -200,6 +203,11 @@ func TestVerify(t *testing.T) {
 		}), wantPlain: "<m:Price>42.17</m:Price>"},
 		{name: "ok/signed-fault", body: p.respond(t, fault, p.partner, nil), fault: true, wantPlain: "no such symbol"},
 		{name: "ok/unsigned-fault-passed", body: []byte(fault), fault: true, unsigned: true, wantPlain: "no such symbol"},
+		{name: "ok/unsigned-fault-soap12", body: []byte(fault12), fault: true, unsigned: true, wantPlain: "no such symbol"},
+		{name: "ok/signed-fault-soap12", body: p.respond(t, fault12, p.partner, nil), fault: true, wantPlain: "no such symbol"},
+		// Only a Fault of the envelope's namespace is a fault: anything else
+		// unsigned is an unsigned answer.
+		{name: "fail/fault-in-other-namespace", body: []byte(strings.NewReplacer("<soap:Fault>", `<m:Fault xmlns:m="urn:x">`, "</soap:Fault>", "</m:Fault>").Replace(fault)), reason: "missing"},
 		{name: "fail/unsigned-fault-rejected", c: rejectFaults, body: []byte(fault), reason: ReasonUnsignedFault},
 		{name: "fail/unsigned", body: []byte(answer), reason: "missing"},
 		{name: "fail/tampered", body: bytes.Replace(signed, []byte("42.17"), []byte("0.01"), 1), reason: "digest"},

@@ -30,6 +30,7 @@ type egressRoute struct {
 	maxBody int64        // egress.response.maxBodyBytes
 	mime    wmime.Limits // MTOM responses
 	partner string       // the backend URL, for the log
+	policy  string       // egress.response.policy, for the request log line
 	results *metrics.EgressMetrics
 	log     *slog.Logger
 }
@@ -71,7 +72,7 @@ func attachEgress(ctx context.Context, rt *route, rc config.Route, p *wss.Policy
 		}
 	}))
 	eg := &egressRoute{client: c, maxBody: int64(rc.Egress.Response.MaxBodyBytes), mime: lim.MIME, partner: rc.Backend,
-		results: m.Egress(rc.Name), log: log.With("route", rc.Name)}
+		policy: rc.Egress.Response.Policy, results: m.Egress(rc.Name), log: log.With("route", rc.Name)}
 	rt.egress = eg
 	rt.proxy.ModifyResponse = func(resp *http.Response) error { return eg.modify(rt, resp) }
 	rt.proxy.ErrorHandler = eg.proxyError
