@@ -248,7 +248,7 @@ func TestVerify(t *testing.T) {
 }
 
 // mtomAnswer is an MTOM response as a partner's backend sends it.
-func mtomAnswer(t *testing.T, payload string) (*bytes.Buffer, string) {
+func mtomAnswer(t testing.TB, payload string) (*bytes.Buffer, string) {
 	t.Helper()
 	var in bytes.Buffer
 	mw := multipart.NewWriter(&in)
