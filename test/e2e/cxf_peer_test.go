@@ -82,10 +82,14 @@ func cxfCalls(t *testing.T, jar string, calls []peerJob) map[string]cxfResult {
 // cxfService is a running CXF service secured by WSS4J interceptors (the
 // peer's serve command): the partner behind a wssgw egress route.
 type cxfService struct {
-	// URL is the service endpoint, http://127.0.0.1:PORT/files.
-	URL   string
-	stdin io.WriteCloser
-	done  chan error
+	// URL is the first endpoint, http://127.0.0.1:PORT/files; URLs has
+	// each by SOAP version ("--soap 1.1,1.2" serves 1.2 under /soap12).
+	URL    string
+	URLs   map[string]string
+	stdin  io.WriteCloser
+	done   chan error
+	ready  chan map[string]any
+	stderr *bytes.Buffer // written by exec's copier until the process ends
 
 	mu      sync.Mutex
 	uploads []cxfUpload
@@ -102,10 +106,17 @@ type cxfUpload struct {
 // startCXFService starts the peer's CXF service with the serve flags args
 // (see interop/cxf/README.md: --key, --cert, --ca required; --actions
 // "Timestamp Signature[ Encrypt]" what requests must carry, responses
-// secured alike unless --response-actions; --soap, --mtom,
+// secured alike unless --response-actions; --soap 1.1|1.2|1.1,1.2, --mtom,
 // --sign-timestamp and the algorithm flags) and returns once it listens.
 // It runs until the test ends (its stdin is closed then).
 func startCXFService(t *testing.T, jar string, args ...string) *cxfService {
+	t.Helper()
+	return launchCXFService(t, jar, args...).wait(t)
+}
+
+// launchCXFService starts the service without waiting for it to listen,
+// so that several JVMs start together; wait returns it once it listens.
+func launchCXFService(t *testing.T, jar string, args ...string) *cxfService {
 	t.Helper()
 	cmd := exec.Command("java", append([]string{"-jar", jar, "serve"}, args...)...)
 	stdin, err := cmd.StdinPipe()
@@ -115,9 +126,8 @@ func startCXFService(t *testing.T, jar string, args ...string) *cxfService {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())
-	s := &cxfService{stdin: stdin, done: make(chan error, 1)}
-	ready := make(chan map[string]any, 1)
-	go s.read(stdout, ready)
+	s := &cxfService{stdin: stdin, done: make(chan error, 1), ready: make(chan map[string]any, 1), stderr: &stderr}
+	go s.read(stdout, s.ready)
 	go func() { s.done <- cmd.Wait() }()
 	t.Cleanup(func() {
 		_ = stdin.Close()
@@ -128,14 +138,25 @@ func startCXFService(t *testing.T, jar string, args ...string) *cxfService {
 			<-s.done
 		}
 	})
+	return s
+}
+
+// wait returns s once it listens (its URL set), or fails the test.
+func (s *cxfService) wait(t *testing.T) *cxfService {
+	t.Helper()
 	select {
-	case m := <-ready:
-		require.Equal(t, true, m["ok"], "CXF service: %v\n%s", m, stderr.String())
+	case m := <-s.ready:
+		require.Equal(t, true, m["ok"], "CXF service: %v\n%s", m, s.stderr.String())
 		s.URL = m["url"].(string)
+		s.URLs = map[string]string{}
+		urls, _ := m["urls"].(map[string]any)
+		for v, u := range urls {
+			s.URLs[v] = u.(string)
+		}
 	case err := <-s.done:
-		t.Fatalf("CXF service exited before listening: %v\n%s", err, stderr.String())
+		t.Fatalf("CXF service exited before listening: %v\n%s", err, s.stderr.String())
 	case <-time.After(3 * time.Minute):
-		t.Fatalf("CXF service did not start within 3 minutes\n%s", stderr.String())
+		t.Fatalf("CXF service did not start within 3 minutes\n%s", s.stderr.String())
 	}
 	return s
 }

@@ -39,7 +39,7 @@ public final class Main {
         "          [--symmetric-algorithm URI] [--key-transport URI] [--encryption-parts P]",
         "  client  [--parallel N]   calls on stdin, one JSON per line: [\"call\",\"--url\",...] or",
         "          {\"id\":\"x\",\"args\":[...]}; one JSON result line per call on stdout (input order)",
-        "  serve   --key K.pem --cert C.pem --ca CA.pem... [--soap 1.1|1.2] [--actions A]",
+        "  serve   --key K.pem --cert C.pem --ca CA.pem... [--soap 1.1|1.2|1.1,1.2] [--actions A]",
         "          [--response-actions A] [--mtom] [--port P] [--path /files] [--sign-timestamp] [algorithm flags as call]",
         "          prints {\"ok\":true,\"url\":...}, then one {\"event\":\"upload\",...} line per served call;",
         "          stops when stdin closes",

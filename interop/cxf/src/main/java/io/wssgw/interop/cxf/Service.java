@@ -42,9 +42,12 @@ final class Service {
     }
 
     static int run(Args a, PrintStream out) throws Args.UsageException, IOException {
-        String soap = a.get("soap", "1.1");
-        if (!soap.equals("1.1") && !soap.equals("1.2")) {
-            throw new Args.UsageException("--soap must be 1.1 or 1.2");
+        // One JVM can serve both SOAP versions: JVM start-up and CXF's first call cost seconds.
+        List<String> versions = List.of(a.get("soap", "1.1").split(","));
+        for (String v : versions) {
+            if (!v.equals("1.1") && !v.equals("1.2")) {
+                throw new Args.UsageException("--soap must be 1.1, 1.2 or 1.1,1.2");
+            }
         }
         String actions = a.get("actions", "Timestamp Signature");
         String responseActions = a.get("response-actions", actions);
@@ -57,31 +60,20 @@ final class Service {
             port = freePort();
         }
         Security sec = Security.load(a.require("key"), a.require("cert"), a.all("ca"), null);
-        String url = "http://127.0.0.1:" + port + path;
-
-        JaxWsServerFactoryBean sf = new JaxWsServerFactoryBean();
-        sf.setServiceClass(Files.class);
-        sf.setServiceBean(new FilesImpl(out));
-        sf.setAddress(url);
-        sf.setBindingId(soap.equals("1.2") ? SOAPBinding.SOAP12HTTP_BINDING : SOAPBinding.SOAP11HTTP_BINDING);
-        Map<String, Object> props = new HashMap<>();
-        props.put("mtom-enabled", a.flag("mtom"));
-        sf.setProperties(props);
-        sf.getInInterceptors().add(new WSS4JInInterceptor(sec.in(actions)));
-        sf.getInInterceptors().add(new DefaultCryptoCoverageChecker());
-        if (Security.actionList(actions).contains("Encrypt") || Security.actionList(actions).contains("Encryption")) {
-            String env = soap.equals("1.2") ? Security.SOAP12 : Security.SOAP11;
-            sf.getInInterceptors().add(new CryptoCoverageChecker(Map.of("soapenv", env),
-                List.of(new CryptoCoverageChecker.XPathExpression("/soapenv:Envelope/soapenv:Body",
-                    CoverageType.ENCRYPTED, CoverageScope.CONTENT))));
+        FilesImpl impl = new FilesImpl(out);
+        List<Server> servers = new java.util.ArrayList<>();
+        Map<String, Object> urls = new LinkedHashMap<>();
+        for (String soap : versions) {
+            // With both versions, SOAP 1.2 is served under /soap12 in front of the path.
+            String url = "http://127.0.0.1:" + port + (versions.size() > 1 && soap.equals("1.2") ? "/soap12" : "") + path;
+            servers.add(publish(a, sec, impl, soap, url, actions, responseActions));
+            urls.put(soap, url);
         }
-        sf.getOutInterceptors().add(new WSS4JOutInterceptor(Security.override(sec.out(responseActions, "useReqSigCert"), a, soap)));
-        Server server = sf.create();
 
         Map<String, Object> ready = new LinkedHashMap<>();
         ready.put("ok", true);
-        ready.put("url", url);
-        ready.put("soapVersion", soap);
+        ready.put("url", urls.values().iterator().next());
+        ready.put("urls", urls);
         ready.put("actions", Security.actionList(actions));
         ready.put("responseActions", Security.actionList(responseActions));
         ready.put("mtom", a.flag("mtom"));
@@ -95,8 +87,33 @@ final class Service {
         while (in.read(buf) >= 0) {
             // discard
         }
-        server.destroy();
+        for (Server s : servers) {
+            s.destroy();
+        }
         return 0;
+    }
+
+    private static Server publish(Args a, Security sec, FilesImpl impl, String soap, String url, String actions,
+        String responseActions) {
+        JaxWsServerFactoryBean sf = new JaxWsServerFactoryBean();
+        sf.setServiceClass(Files.class);
+        sf.setServiceBean(impl);
+        sf.setAddress(url);
+        sf.setBindingId(soap.equals("1.2") ? SOAPBinding.SOAP12HTTP_BINDING : SOAPBinding.SOAP11HTTP_BINDING);
+        Map<String, Object> props = new HashMap<>();
+        props.put("mtom-enabled", a.flag("mtom"));
+        sf.setProperties(props);
+        sf.getInInterceptors().add(new WSS4JInInterceptor(sec.in(actions)));
+        sf.getInInterceptors().add(new DefaultCryptoCoverageChecker());
+        if (Security.actionList(actions).contains("Encrypt") || Security.actionList(actions).contains("Encryption")) {
+            String env = soap.equals("1.2") ? Security.SOAP12 : Security.SOAP11;
+            sf.getInInterceptors().add(new CryptoCoverageChecker(Map.of("soapenv", env),
+                List.of(new CryptoCoverageChecker.XPathExpression("/soapenv:Envelope/soapenv:Body",
+                    CoverageType.ENCRYPTED, CoverageScope.CONTENT))));
+        }
+        sf.getOutInterceptors().add(new WSS4JOutInterceptor(
+            Security.override(sec.out(responseActions, "useReqSigCert"), a, soap)));
+        return sf.create();
     }
 
     private static int freePort() throws IOException {
