@@ -89,7 +89,7 @@ type cxfService struct {
 	stdin  io.WriteCloser
 	done   chan error
 	ready  chan map[string]any
-	stderr *bytes.Buffer // written by exec's copier until the process ends
+	stderr lockedBuffer // exec's copier writes it while the test may read it
 
 	mu      sync.Mutex
 	uploads []cxfUpload
@@ -123,10 +123,9 @@ func launchCXFService(t *testing.T, jar string, args ...string) *cxfService {
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	s := &cxfService{stdin: stdin, done: make(chan error, 1), ready: make(chan map[string]any, 1)}
+	cmd.Stderr = &s.stderr
 	require.NoError(t, cmd.Start())
-	s := &cxfService{stdin: stdin, done: make(chan error, 1), ready: make(chan map[string]any, 1), stderr: &stderr}
 	go s.read(stdout, s.ready)
 	go func() { s.done <- cmd.Wait() }()
 	t.Cleanup(func() {
@@ -139,6 +138,24 @@ func launchCXFService(t *testing.T, jar string, args ...string) *cxfService {
 		}
 	})
 	return s
+}
+
+// lockedBuffer is a bytes.Buffer safe for one writer and concurrent readers.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // wait returns s once it listens (its URL set), or fails the test.
