@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -60,6 +61,9 @@ func newEgressPartner(t *testing.T, caFile string, partner *testpki.Leaf) *egres
 		} else {
 			body, _ := io.ReadAll(r.Body)
 			res, _, err = pol.Verify(context.Background(), e, body, time.Now())
+		}
+		if r.Header.Get("X-Forwarded-For") != "" || r.Header.Get("X-Forwarded-Host") != "" {
+			err = errors.New("the partner learns the internal client's address")
 		}
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusForbidden)
