@@ -71,8 +71,9 @@ type EgressSign struct {
 type EgressEncrypt struct {
 	// PartnerCertFile is the PEM certificate (RSA) of the partner.
 	PartnerCertFile string `mapstructure:"partnerCertFile"`
-	// KeyTransport is the EncryptedKey's algorithm URI: RSA-OAEP
-	// (xmlenc#rsa-oaep-mgf1p, the default).
+	// KeyTransport is the EncryptedKey's algorithm URI: RSA-OAEP,
+	// xmlenc#rsa-oaep-mgf1p (the default, WSS4J's) or xmlenc11#rsa-oaep,
+	// both with SHA-1 and MGF1-SHA1.
 	KeyTransport string `mapstructure:"keyTransport"`
 	// DataEncryption is the EncryptedData's algorithm URI: AES-GCM
 	// (xmlenc11#aes256-gcm by default, aes128-gcm, aes192-gcm).
@@ -215,7 +216,7 @@ func checkAlgorithm(ps *Problems, key, uri string, class crypto.AlgorithmClass) 
 func (e EgressEncrypt) validate(ps *Problems, key string) {
 	// What the signer can produce (internal/signer): RSA-OAEP key
 	// transport, AES-GCM content encryption.
-	checkOneOf(ps, key+".keyTransport", e.KeyTransport, crypto.AlgRSAOAEPMGF1P)
+	checkOneOf(ps, key+".keyTransport", e.KeyTransport, crypto.AlgRSAOAEPMGF1P, crypto.AlgRSAOAEP)
 	checkOneOf(ps, key+".dataEncryption", e.DataEncryption, crypto.AlgAES256GCM, crypto.AlgAES192GCM, crypto.AlgAES128GCM)
 	checkOneOf(ps, key+".keyReference", e.KeyReference, KeyRefIssuerSerial, KeyRefSKI, KeyRefThumbprint, KeyRefBST, KeyRefX509v3)
 	if e.PartnerCertFile == "" {

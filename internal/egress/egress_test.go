@@ -126,6 +126,11 @@ func TestSecure(t *testing.T) {
 			e.Encrypt.PartnerCertFile = p.partner.CertFile
 			e.Encrypt.DataEncryption = "http://www.w3.org/2009/xmlenc11#aes128-gcm"
 		}},
+		{name: "ok/encrypt-xenc11-rsa-oaep", encrypt: true, edit: func(e *config.Egress) {
+			e.Encrypt.PartnerCertFile = p.partner.CertFile
+			e.Encrypt.KeyTransport = "http://www.w3.org/2009/xmlenc11#rsa-oaep"
+			e.Encrypt.KeyReference = config.KeyRefX509v3
+		}},
 		{name: "ok/encrypt", encrypt: true, edit: func(e *config.Egress) { e.Encrypt.PartnerCertFile = p.partner.CertFile }},
 		{name: "fail/not-xml", in: "<soap:Envelope", want: ErrRequest},
 		{name: "fail/doctype", in: `<!DOCTYPE x [<!ENTITY e "x">]>` + request, want: ErrRequest},

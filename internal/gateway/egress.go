@@ -29,14 +29,13 @@ type egressRoute struct {
 	client  *egress.Client
 	maxBody int64        // egress.response.maxBodyBytes
 	mime    wmime.Limits // MTOM responses
-	partner string       // the backend URL, for the log
-	policy  string       // egress.response.policy, for the request log line
-	results *metrics.EgressMetrics
-	log     *slog.Logger
+	// requestMIME bounds the legacy client's MTOM/SwA requests (mime.*).
+	requestMIME wmime.Limits
+	partner     string // the backend URL, for the log
+	policy      string // egress.response.policy, for the request log line
+	results     *metrics.EgressMetrics
+	log         *slog.Logger
 }
-
-// Errors of egress routes; classify and egressRoute.proxyError map them.
-var errEgressMultipart = errors.New("gateway: an egress route takes plain SOAP requests, not MTOM/SwA packages")
 
 // egressRequestError is a legacy request that could not be secured.
 type egressRequestError struct{ err error }
@@ -71,7 +70,7 @@ func attachEgress(ctx context.Context, rt *route, rc config.Route, p *wss.Policy
 			yield(metrics.UseTrust, partner)
 		}
 	}))
-	eg := &egressRoute{client: c, maxBody: int64(rc.Egress.Response.MaxBodyBytes), mime: lim.MIME, partner: rc.Backend,
+	eg := &egressRoute{client: c, maxBody: int64(rc.Egress.Response.MaxBodyBytes), mime: lim.MIME, requestMIME: cfg.MIME.Limits(), partner: rc.Backend,
 		policy: rc.Egress.Response.Policy, results: m.Egress(rc.Name), log: log.With("route", rc.Name)}
 	rt.egress = eg
 	rt.proxy.ModifyResponse = func(resp *http.Response) error { return eg.modify(rt, resp) }
@@ -84,9 +83,8 @@ type egressKey struct{}
 // secure reads and secures the legacy client's request and makes it r's
 // body; the returned request carries what the response hook checks.
 func (eg *egressRoute) secure(r *http.Request, body io.Reader, kind soap.Kind, v soap.Version, rt *route) (*http.Request, error) {
-	if kind != soap.Envelope {
-		eg.results.Result(metrics.EgressSecureFailed)
-		return r, fmt.Errorf("%w: %w", errContentType, errEgressMultipart)
+	if kind == soap.Multipart {
+		return eg.securePackage(r, body, v, rt)
 	}
 	data, err := readRequest(body, r.ContentLength)
 	if err != nil {
@@ -107,6 +105,39 @@ func (eg *egressRoute) secure(r *http.Request, body io.Reader, kind soap.Kind, v
 		return r, &egressRequestError{err}
 	}
 	setBody(r, req.Body)
+	return r.WithContext(context.WithValue(r.Context(), egressKey{}, req)), nil
+}
+
+// securePackage reads the legacy client's MTOM/SwA request (attachments
+// spooled), gates its root part, secures it and makes the package, with the
+// secured root, r's body.
+func (eg *egressRoute) securePackage(r *http.Request, body io.Reader, v soap.Version, rt *route) (*http.Request, error) {
+	pkg, err := readPackage(r.Context(), r, body, eg.requestMIME)
+	var bad *badPackageError
+	if errors.As(err, &bad) {
+		eg.results.Result(metrics.EgressSecureFailed)
+		return r, &malformedError{err}
+	}
+	if err != nil {
+		return r, err
+	}
+	if err := rt.gate.check(pkg.RootBytes, rootVersion(pkg, v), rt.metrics); err != nil {
+		_ = pkg.Close()
+		eg.results.Result(metrics.EgressSecureFailed)
+		return r, err
+	}
+	start := time.Now()
+	req, err := eg.client.SecurePackage(pkg)
+	rt.metrics.Stage(metrics.StageSign, time.Since(start))
+	if err != nil {
+		_ = pkg.Close()
+		eg.results.Result(metrics.EgressSecureFailed)
+		if errors.Is(err, egress.ErrRequest) {
+			return r, &malformedError{err}
+		}
+		return r, &egressRequestError{err}
+	}
+	sendPackage(r, pkg, req.Body)
 	return r.WithContext(context.WithValue(r.Context(), egressKey{}, req)), nil
 }
 

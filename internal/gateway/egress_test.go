@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +18,7 @@ import (
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/dom"
 	"github.com/wssgw/wssgw/internal/metrics"
+	wmime "github.com/wssgw/wssgw/internal/mime"
 	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/signer"
 	"github.com/wssgw/wssgw/internal/testpki"
@@ -44,8 +46,25 @@ func newEgressPartner(t *testing.T, caFile string, partner *testpki.Leaf) *egres
 	require.NoError(t, err)
 	p := &egressPartner{}
 	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		res, _, err := pol.Verify(context.Background(), e, body, time.Now())
+		var (
+			res *wss.Result
+			err error
+		)
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/related") {
+			var pkg *wmime.Package
+			lim := wmime.DefaultLimits()
+			lim.SpoolDir = t.TempDir()
+			if pkg, err = wmime.Read(r.Context(), r.Body, r.Header.Get("Content-Type"), lim); err == nil {
+				res, _, err = pol.VerifyAttachments(r.Context(), e, pkg.RootBytes, wss.PackageAttachments(pkg, ""), time.Now())
+				pkg.Close()
+			}
+		} else {
+			body, _ := io.ReadAll(r.Body)
+			res, _, err = pol.Verify(context.Background(), e, body, time.Now())
+		}
+		if r.Header.Get("X-Forwarded-For") != "" || r.Header.Get("X-Forwarded-Host") != "" {
+			err = errors.New("the partner learns the internal client's address")
+		}
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusForbidden)
 			return
@@ -145,18 +164,53 @@ func TestEgressReload(t *testing.T) {
 	assert.LessOrEqual(t, runtime.NumGoroutine(), base+3, "goroutines: %d before 10 reloads", base)
 }
 
-// TestEgressRefusesMultipartRequests: the legacy client's MTOM request is
-// not secured (415), and is counted as secure_failed.
-func TestEgressRefusesMultipartRequests(t *testing.T) {
+// TestEgressMTOMRequest: the legacy client's MTOM request is signed over
+// its XOP infoset, the attachment sent unchanged, and the partner verifies
+// it; a package whose attachment nothing includes, a malformed one, and
+// one on a route that encrypts are refused (400) and counted.
+func TestEgressMTOMRequest(t *testing.T) {
 	dir := t.TempDir()
 	ca := testpki.NewCA(t, "egress CA")
 	caFile := ca.WriteCert(t, dir)
-	partner := newEgressPartner(t, caFile, ca.IssueRSA(t, dir, "partner"))
-	s := newReloadable(t, egressConfig(t, partner.srv.URL, caFile, ca.Issue(t, dir, "gw")))
-	resp, err := http.Post(s.url+"/out", `multipart/related; type="application/xop+xml"; boundary=b; start="<r>"; start-info="text/xml"`,
-		strings.NewReader("--b\r\n\r\n--b--\r\n"))
-	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, http.StatusUnsupportedMediaType, resp.StatusCode)
-	assert.Equal(t, 1.0, gathered(t, s.metrics, metrics.NameEgressRequests, map[string]string{"route": "out", "result": metrics.EgressSecureFailed}))
+	partnerKey := ca.IssueRSA(t, dir, "partner")
+	partner := newEgressPartner(t, caFile, partnerKey)
+	cfg := egressConfig(t, partner.srv.URL, caFile, ca.Issue(t, dir, "gw"))
+	encrypting := egressConfig(t, partner.srv.URL, caFile, ca.Issue(t, dir, "gw"))
+	encrypting.Routes[0].Name, encrypting.Routes[0].Path = "enc", "/enc"
+	encrypting.Routes[0].Egress.Encrypt.PartnerCertFile = partnerKey.CertFile
+	cfg.Routes = append(cfg.Routes, encrypting.Routes[0])
+	require.NoError(t, cfg.Validate())
+	s := newReloadable(t, cfg)
+
+	const ct = `multipart/related; type="application/xop+xml"; boundary=b; start="<root@x>"; start-info="text/xml"`
+	pkg := func(root, cid string) string {
+		return "--b\r\nContent-Type: application/xop+xml; charset=UTF-8; type=\"text/xml\"\r\nContent-ID: <root@x>\r\n\r\n" + root +
+			"\r\n--b\r\nContent-Type: application/octet-stream\r\nContent-ID: <" + cid + ">\r\n\r\n" + strings.Repeat("\x00\x01bin", 100) + "\r\n--b--\r\n"
+	}
+	root := `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><m:Put xmlns:m="urn:x">` +
+		`<xop:Include xmlns:xop="http://www.w3.org/2004/08/xop/include" href="cid:att@x"/></m:Put></soapenv:Body></soapenv:Envelope>`
+	post := func(path, body string) (int, string) {
+		resp, err := http.Post(s.url+path, ct, strings.NewReader(body))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+
+	status, body := post("/out", pkg(root, "att@x"))
+	require.Equal(t, http.StatusOK, status, body)
+	assert.Contains(t, body, "<m:Done", "the partner verified the package and answered")
+
+	for name, tc := range map[string]struct{ path, body string }{
+		"fail/attachment-not-included": {"/out", pkg(strings.Replace(root, `<xop:Include xmlns:xop="http://www.w3.org/2004/08/xop/include" href="cid:att@x"/>`, "", 1), "att@x")},
+		"fail/malformed":               {"/out", "--b\r\nno header end"},
+		"fail/encrypting-route":        {"/enc", pkg(root, "att@x")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			status, body := post(tc.path, tc.body)
+			assert.Equal(t, http.StatusBadRequest, status, body)
+		})
+	}
+	assert.Equal(t, 2.0, gathered(t, s.metrics, metrics.NameEgressRequests, map[string]string{"route": "out", "result": metrics.EgressSecureFailed}))
+	assert.Equal(t, 1.0, gathered(t, s.metrics, metrics.NameEgressRequests, map[string]string{"route": "enc", "result": metrics.EgressSecureFailed}))
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"time"
 
+	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
@@ -68,7 +69,7 @@ type Options struct {
 	// encrypted for, after signing.
 	EncryptFor          *x509.Certificate
 	DataAlgorithm       string // "" is AES-256-GCM
-	KeyTransport        string // "" is rsa-oaep-mgf1p
+	KeyTransport        string // "" is rsa-oaep-mgf1p; or XMLEnc 1.1 rsa-oaep (SHA-1, MGF1-SHA1)
 	EncryptKeyReference string // "" is RefIssuerSerial
 
 	// SignatureConfirmation adds a signed wsse11:SignatureConfirmation per
@@ -177,7 +178,7 @@ func (o Options) resolve() (*resolved, error) {
 		if r.KeyTransport == "" {
 			r.KeyTransport = algRSAOAEPMGF1P
 		}
-		if r.KeyTransport != algRSAOAEPMGF1P {
+		if r.KeyTransport != algRSAOAEPMGF1P && r.KeyTransport != wcrypto.AlgRSAOAEP {
 			return nil, fmt.Errorf("%w: key transport algorithm %q", ErrOptions, r.KeyTransport)
 		}
 		if r.EncryptKeyReference == "" {
