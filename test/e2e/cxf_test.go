@@ -361,6 +361,7 @@ func TestCXFClient(t *testing.T) {
 					want = append(want, "Encrypt")
 				}
 				cxfRequire(t, r, sha, want...)
+				assert.Equal(t, "CN=server", r.Signer, "CXF verified wssgw's signing key")
 				assert.Contains(t, r.ResponseContentType, "multipart/related", "an MTOM response")
 				require.True(t, forwarded, "the backend never saw it")
 				assert.NotContains(t, string(got.root), "Security", "the header stays at the gateway")
