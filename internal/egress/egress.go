@@ -102,6 +102,11 @@ func New(ctx context.Context, route string, cfg config.Egress, p *wss.Policy, li
 	return c, nil
 }
 
+// LimitWorkers makes response verification take a DOM-engine worker of w
+// first, as ingress verification does (the gateway's memory budget): a
+// refusal is w's own error, not a verdict on the response.
+func (c *Client) LimitWorkers(w dom.Workers) { c.engine.LimitWorkers(w) }
+
 // Certificates returns the certificates the client holds now: its
 // signing certificate, and the partner's (nil without encryption), for
 // the certificate expiry metric.

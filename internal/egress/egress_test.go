@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wssgw/wssgw/internal/budget"
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/dom"
 	"github.com/wssgw/wssgw/internal/mime"
@@ -354,4 +355,27 @@ func TestVerifyPackage(t *testing.T) {
 			assert.Equal(t, payload, string(got))
 		})
 	}
+}
+
+// refusing is a DOM-engine worker pool that is always full.
+type refusing struct{}
+
+func (refusing) Acquire(int64) (func(), error) {
+	return nil, &budget.OverloadError{Reason: budget.ReasonQueue, RetryAfter: time.Second}
+}
+
+// TestVerifyOverloaded: without a free DOM worker there is no verdict on
+// the response: the budget's error, never a RejectedError, so that the
+// client gets a 503 to retry rather than the 502 of a bad partner.
+func TestVerifyOverloaded(t *testing.T) {
+	p := newPKI(t)
+	c := p.client(t, nil)
+	c.LimitWorkers(refusing{})
+	req, err := c.Secure([]byte(request))
+	require.NoError(t, err)
+	_, err = c.Verify(context.Background(), req, p.respond(t, answer, p.partner, nil), time.Now())
+	var over *budget.OverloadError
+	require.ErrorAs(t, err, &over)
+	var rej *RejectedError
+	assert.False(t, errors.As(err, &rej))
 }

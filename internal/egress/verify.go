@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/wssgw/wssgw/internal/budget"
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/mime"
 	"github.com/wssgw/wssgw/internal/signer/trailer"
@@ -104,6 +105,15 @@ func (c *Client) VerifyPackage(ctx context.Context, req *Request, pkg *mime.Pack
 // finish applies what the policy check leaves to the requester: the
 // SignatureConfirmation (WSS 1.1 §8.5), and tells a fault from a result.
 func (c *Client) finish(req *Request, res *wss.Result, plain []byte, err error) (*Verdict, error) {
+	if errors.Is(err, budget.ErrOverloaded) {
+		// No DOM worker was free (LimitWorkers): no verdict on the
+		// response; the gateway answers 503 with Retry-After.
+		var over *budget.OverloadError
+		if errors.As(err, &over) {
+			return nil, over
+		}
+		return nil, err
+	}
 	if err != nil {
 		return nil, rejected(err)
 	}

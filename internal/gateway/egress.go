@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wssgw/wssgw/internal/config"
+	"github.com/wssgw/wssgw/internal/dom"
 	"github.com/wssgw/wssgw/internal/egress"
 	"github.com/wssgw/wssgw/internal/metrics"
 	wmime "github.com/wssgw/wssgw/internal/mime"
@@ -47,7 +48,7 @@ func (e *egressRequestError) Unwrap() error { return e.err }
 
 // attachEgress makes rt an egress route: rc's request side and response
 // side, with the compiled response policy p.
-func attachEgress(ctx context.Context, rt *route, rc config.Route, p *wss.Policy, cfg *config.Config, m *metrics.Metrics, log *slog.Logger) error {
+func attachEgress(ctx context.Context, rt *route, rc config.Route, p *wss.Policy, cfg *config.Config, m *metrics.Metrics, log *slog.Logger, workers dom.Workers) error {
 	lim := egress.Limits{
 		Request:  requestGateConfig(rc, cfg.XML),
 		Response: requestGateConfig(config.Route{MaxBodyBytes: rc.Egress.Response.MaxBodyBytes}, cfg.XML),
@@ -59,6 +60,7 @@ func attachEgress(ctx context.Context, rt *route, rc config.Route, p *wss.Policy
 	if err != nil {
 		return err
 	}
+	c.LimitWorkers(workers) // the DOM-engine workers of the memory budget (overload.go)
 	// The gateway that built the client ends ctx when it closes (after a
 	// reload): its certificates are then no longer exported.
 	context.AfterFunc(ctx, m.WatchCertificates(func(yield func(string, *x509.Certificate)) {

@@ -77,7 +77,7 @@ func build(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev *Gatew
 			err = r.attachGate(rc, cfg.XML, cfg.MIME)
 		}
 		if err == nil && rc.IsEgress() {
-			err = attachEgress(ctx, r, rc, ps.byName[rc.Egress.Response.Policy], cfg, m, log)
+			err = attachEgress(ctx, r, rc, ps.byName[rc.Egress.Response.Policy], cfg, m, log, b)
 		}
 		if err != nil {
 			stop()

@@ -2,8 +2,10 @@ package metrics
 
 import "github.com/prometheus/client_golang/prometheus"
 
-// newEgressRequests is the egress counter. Every call of an egress route
-// ends in exactly one result, so an alert can watch the rejected share.
+// newEgressRequests is the egress counter: how the calls of egress routes
+// that wssgw handled past reading the request ended, so that an alert can
+// watch the rejected ones. Refusals before that (limits, overload, a
+// client too slow or too large) are only in wssgw_requests_total.
 func newEgressRequests() *prometheus.CounterVec {
 	return prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: NameEgressRequests,

@@ -27,7 +27,7 @@ const egressRequest = `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.o
 
 // wireTap is a small proxy between the egress gateway and the partner: it
 // records the requests it forwards, drops the first path segment when it
-// is /tampered or /unsigned (the egress routes' own prefixes) and, when
+// is /tampered, /unsigned or /strict (the routes' own prefixes) and, when
 // tamper is set, changes the partner's response on the way back.
 type wireTap struct {
 	mu       sync.Mutex
@@ -62,7 +62,7 @@ func newWireTap(t *testing.T, partner string, tamper func([]byte) []byte) *wireT
 		w.requests = append(w.requests, b)
 		w.mu.Unlock()
 		r.Body = io.NopCloser(bytes.NewReader(b))
-		for _, prefix := range []string{"/tampered", "/unsigned"} {
+		for _, prefix := range []string{"/tampered", "/unsigned", "/strict"} {
 			r.URL.Path = strings.TrimPrefix(r.URL.Path, prefix)
 		}
 		rp.ServeHTTP(rw, r)
@@ -85,17 +85,20 @@ func (w *wireTap) last() []byte {
 // backend and sign what it answers: /buffered, /fault (the backend's SOAP
 // fault, signed), /confirm (with SignatureConfirmation), /encrypted
 // (requests encrypted for the server key, responses encrypted for the
-// requester) and /mtom (streamed, the signature in the last part).
-func (p *partnerPKI) partnerConfig(backend string) string {
+// requester), /mtom (streamed, the signature in the last part) and
+// /strict (streamed, the signature encrypted for the requester: strictXOP;
+// its backend is a tap that drops the /strict prefix).
+func (p *partnerPKI) partnerConfig(backend, strictBackend string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "listen: 127.0.0.1:0\nadmin: {listen: 127.0.0.1:0}\nshutdown: {drainTimeout: 10s}\nroutes:\n")
+	fmt.Fprintf(&b, "  - {name: strict, path: /strict, backend: %s, policy: strict}\n", strictBackend)
 	for route, policy := range map[string]string{"buffered": "signed", "fault": "signed", "confirm": "confirm",
 		"encrypted": "encrypt", "mtom": "stream"} {
 		fmt.Fprintf(&b, "  - {name: %[1]s, path: /%[1]s, backend: %[2]s, policy: %[3]s}\n", route, backend, policy)
 	}
 	b.WriteString("policies:\n")
 	for policy, extra := range map[string]string{"signed": "", "confirm": ", signatureConfirmation: true",
-		"encrypt": ", encryptForRequester: true", "stream": ", mode: streaming"} {
+		"encrypt": ", encryptForRequester: true", "stream": ", mode: streaming", "strict": ", mode: streaming, strictXOP: true"} {
 		fmt.Fprintf(&b, "  %s:\n    require: [signature, timestamp]\n    trust: {caFiles: [%s]}\n"+
 			"    decryptionKeys: [{certFile: %s, keyFile: %s}]\n"+
 			"    responses: {sign: true, certFile: %s, keyFile: %s%s}\n", policy, p.ca, p.server.CertFile, p.server.KeyFile,
@@ -124,6 +127,7 @@ func (p *partnerPKI) egressConfig(partner, tap, backend string) string {
 	route("confirm", "/confirm", partner, "      response: {policy: partner, requireSignatureConfirmation: true}\n")
 	route("encrypted", "/encrypted", partner, fmt.Sprintf("      encrypt: {partnerCertFile: %s}\n", p.server.CertFile))
 	route("mtom", "/mtom", partner, "")
+	route("strict", "/strict", partner, "")
 	// The tap forwards /tampered/buffered to the partner's /buffered.
 	route("tampered", "/tampered", tap, "")
 	// Straight to the backend: an unsigned fault, and an unsigned answer.
@@ -147,11 +151,11 @@ func TestEgress(t *testing.T) {
 	pki := newPartnerPKI(t)
 	att := attachmentData(3 << 20)
 	backend := respondBackend(t, att)
-	partner := startGateway(t, pki.partnerConfig(backend.URL))
+	direct := newWireTap(t, backend.URL, nil) // to the backend, unsigned; drops /unsigned and /strict
+	partner := startGateway(t, pki.partnerConfig(backend.URL, direct.srv.URL))
 	tap := newWireTap(t, partner.data, func(b []byte) []byte { return bytes.Replace(b, []byte("A-4711"), []byte("A-4712"), 1) })
 	// The tap serves /tampered/...; the partner routes /buffered.
 	tapURL := tap.srv.URL
-	direct := newWireTap(t, backend.URL, nil) // to the backend, unsigned
 	gw := startGateway(t, pki.egressConfig(partner.data, tapURL, direct.srv.URL))
 
 	call := func(path string) (*http.Response, []byte) {
@@ -205,6 +209,16 @@ func TestEgress(t *testing.T) {
 		assert.NotContains(t, string(parts[0]), "Security")
 		assert.Equal(t, att, parts[1], "the attachment arrives byte-exact")
 	})
+	t.Run("ok/streamed-mtom-strict", func(t *testing.T) {
+		// strictXOP: the trailing signature is encrypted for the
+		// certificate that signed the request, wssgw's egress key.
+		resp, body := call("/strict/mtom")
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%.2000s\n%s", body, lastLog(gw))
+		parts := respondParts(t, resp.Header.Get("Content-Type"), body)
+		require.Len(t, parts, 2, "root and attachment; the encrypted signature part is consumed")
+		assert.NotContains(t, string(parts[0]), "Security")
+		assert.Equal(t, att, parts[1], "the attachment arrives byte-exact")
+	})
 	t.Run("ok/mtom-request", func(t *testing.T) {
 		// The legacy client's MTOM request: signed over its XOP infoset,
 		// the attachment sent unchanged; the partner wssgw verifies it.
@@ -240,7 +254,7 @@ func TestEgress(t *testing.T) {
 		route, result string
 		want          float64
 	}{
-		{"confirm", metrics.EgressVerified, 1}, {"mtom", metrics.EgressVerified, 1},
+		{"confirm", metrics.EgressVerified, 1}, {"mtom", metrics.EgressVerified, 1}, {"strict", metrics.EgressVerified, 1},
 		{"fault", metrics.EgressPartnerFault, 1}, {"unsigned-fault", metrics.EgressPartnerFault, 1},
 		{"tampered", metrics.EgressRejected, 1}, {"unsigned", metrics.EgressRejected, 1},
 		{"buffered", metrics.EgressRejected, 0},
