@@ -92,7 +92,8 @@ func legacyUpload(ns, name string, data []byte) []byte {
 // CXF 4 service secured by WSS4J interceptors (interop/cxf serve: requires
 // Timestamp and a signed Body and Timestamp, an encrypted Body on the
 // encrypting endpoint; signs its responses, encrypts them for the
-// request's signer). CXF accepts wssgw's requests; wssgw verifies CXF's
+// request's signer). CXF accepts wssgw's requests, a legacy MTOM one signed
+// over its XOP infoset included; wssgw verifies CXF's
 // responses — an MTOM one with the certificate in a part
 // (storeBytesInAttachment), and one encrypted for it — and hands the
 // client plaintext, SOAP 1.1 and 1.2. A response changed on the way back
@@ -147,6 +148,25 @@ func TestCXFEgress(t *testing.T) {
 				require.Len(t, signed.served(), before+1)
 				assert.Equal(t, sha, signed.served()[before].SHA256)
 			})
+			t.Run("ok/legacy MTOM request signed over its XOP infoset", func(t *testing.T) {
+				before := len(signed.served())
+				root := plainEnvelope(v.ns, `<f:upload xmlns:f="`+filesNS+`"><f:name>egress-mtom</f:name><f:data>`+
+					fmt.Sprintf(xopInclude, "cid:"+mtomAttCID)+`</f:data></f:upload>`)
+				rootType, startInfo := "text/xml", "text/xml"
+				if v.version == "1.2" {
+					rootType, startInfo = "application/soap+xml", "application/soap+xml"
+				}
+				pkg := mtomPackage([]mtomPart{
+					{mtomRootCID, fmt.Sprintf(`application/xop+xml; charset=UTF-8; type=%q`, rootType), root},
+					{mtomAttCID, "application/octet-stream", file},
+				})
+				ct := fmt.Sprintf(`multipart/related; type="application/xop+xml"; start="<%s>"; start-info=%q; boundary=%q`,
+					mtomRootCID, startInfo, mtomBoundary)
+				resp := gw.post(v.prefix+"/files", ct, bytes.NewReader(pkg))
+				plain(t, resp, readAll(t, resp), "egress-mtom")
+				require.Len(t, signed.served(), before+1)
+				assert.Equal(t, sha, signed.served()[before].SHA256, "CXF got the attachment byte for byte")
+			})
 			t.Run("ok/sign-encrypt both ways", func(t *testing.T) {
 				before := len(encrypted.served())
 				resp, body := call(v.prefix+"/enc/files", "egress-encrypted")
@@ -169,9 +189,14 @@ func TestCXFEgress(t *testing.T) {
 				assert.Equal(t, "digest", l["reason"])
 			})
 			fams := scrape(t, gw)
-			for route, result := range map[string]string{"cxf-signed": metrics.EgressVerified,
-				"cxf-encrypted": metrics.EgressVerified, "cxf-tampered": metrics.EgressRejected} {
-				assert.Equal(t, 1.0, value(t, fams, metrics.NameEgressRequests, map[string]string{"route": route, "result": result}), route)
+			for _, c := range []struct {
+				route, result string
+				want          float64
+			}{
+				{"cxf-signed", metrics.EgressVerified, 2}, {"cxf-encrypted", metrics.EgressVerified, 1},
+				{"cxf-tampered", metrics.EgressRejected, 1}, {"cxf-signed", metrics.EgressRejected, 0},
+			} {
+				assert.Equal(t, c.want, value(t, fams, metrics.NameEgressRequests, map[string]string{"route": c.route, "result": c.result}), c.route)
 			}
 		})
 	}
