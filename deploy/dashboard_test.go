@@ -53,6 +53,7 @@ var dashboardQuestions = []struct{ question, pattern string }{
 	{"response signing results", `wssgw_response_signing_total\{`},
 	{"response signing latency", `wssgw_stage_duration_seconds_bucket\{[^}]*stage="sign"`},
 	{"certificate expiry", `wssgw_certificate_expiry_timestamp_seconds\{`},
+	{"egress calls and rejected partner responses", `wssgw_egress_requests_total\{[^}]*result="rejected"`},
 }
 
 // TestDashboardAnswersOperatorQuestions: every question has a panel.

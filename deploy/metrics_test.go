@@ -155,9 +155,9 @@ func missing(used map[string][]string, fams map[string]bool) []string {
 }
 
 // scrape builds the real binary, runs it on a configuration with a secured
-// route and a TLS listener (demo keys, so that policy, stage, template,
-// engine, replay store, legacy algorithm, response signing, certificate and
-// TLS handshake series exist), and returns its /metrics in
+// route, an egress route and a TLS listener (demo keys, so that policy,
+// stage, template, engine, replay store, legacy algorithm, response
+// signing, egress, certificate and TLS handshake series exist), and returns its /metrics in
 // the Prometheus text format.
 func scrape(t *testing.T) []byte {
 	t.Helper()
@@ -190,7 +190,16 @@ routes:
   - name: plain
     path: /plain
     backend: http://127.0.0.1:9
+  - name: partner-out # exports the egress series
+    path: /out
+    backend: http://127.0.0.1:9
+    kind: egress
+    egress:
+      sign: {certFile: %[1]s/gateway.crt, keyFile: %[1]s/gateway.key}
+      response: {policy: partner-out}
 policies:
+  partner-out:
+    trust: {caFiles: [%[1]s/ca.crt]}
   partner-a:
     require: [signature, timestamp]
     trust:
@@ -402,9 +411,9 @@ func TestLabelValuesExist(t *testing.T) {
 		known["stage"][s] = true
 	}
 	// The result label of template lookups, shadow checks, response
-	// signing, replay store look-ups and OCSP fetches.
+	// signing, replay store look-ups, OCSP fetches and egress calls.
 	for _, r := range slices.Concat(metrics.LookupResults(), []string{metrics.ShadowAgree, metrics.ShadowDisagree},
-		metrics.ResponseResults(), metrics.ReplayResults(), metrics.OCSPFetchResults()) {
+		metrics.ResponseResults(), metrics.ReplayResults(), metrics.OCSPFetchResults(), metrics.EgressResults()) {
 		known["result"][r] = true
 	}
 	for _, e := range []string{metrics.EngineTemplate, metrics.EngineDOM} {

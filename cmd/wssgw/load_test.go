@@ -42,7 +42,13 @@ func TestExampleConfigLoads(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "127.0.0.1:8080", cfg.Listen)
 	assert.Equal(t, "127.0.0.1:9090", cfg.Admin.Listen)
-	require.Len(t, cfg.Routes, 1)
+	require.Len(t, cfg.Routes, 2)
+	// The egress example (issue 15): its files resolve like any.
+	eg := cfg.Routes[1]
+	assert.True(t, eg.IsEgress())
+	assert.Equal(t, "partner-b", eg.Egress.Response.Policy)
+	assert.FileExists(t, eg.Egress.Sign.CertFile)
+	assert.FileExists(t, eg.Egress.Encrypt.PartnerCertFile)
 	r := cfg.Routes[0]
 	assert.Equal(t, "orders", r.Name)
 	assert.Equal(t, "/orders", r.Path)

@@ -131,6 +131,12 @@ type Route struct {
 	UnsafeSkipGate bool `mapstructure:"unsafeSkipGate"`
 	// Limits are the route's rate and concurrency limits (limits.go).
 	Limits RouteLimits `mapstructure:"limits"`
+	// Kind is ingress (default: partners call the backend) or egress (the
+	// backend's legacy client calls a partner, issue 15; egress.go).
+	Kind string `mapstructure:"kind"`
+	// Egress secures an egress route's requests and verifies the
+	// partner's responses; only read when Kind is egress.
+	Egress Egress `mapstructure:"egress"`
 }
 
 // RouteTimeouts bound the phases of one exchange on a route.

@@ -93,6 +93,8 @@ func (x XMLLimits) Limits(maxBytes ByteSize) xmlscan.Limits {
 // and is reported by Validate instead of silently becoming the default.
 func DefaultRoute() Route {
 	return Route{
+		Kind:         KindIngress,
+		Egress:       DefaultEgress(),
 		Policy:       PolicyNone,
 		MaxBodyBytes: DefaultMaxBodyBytes,
 		MaxIdleConns: DefaultMaxIdleConns,
@@ -120,6 +122,8 @@ func (c *Config) ApplyDefaults() {
 		setDefault(&r.Timeouts.Backend, d.Timeouts.Backend)
 		setDefault(&r.Timeouts.Idle, d.Timeouts.Idle)
 		setDefault(&r.Timeouts.BackendBodyIdle, d.Timeouts.BackendBodyIdle)
+		setDefault(&r.Kind, d.Kind)
+		r.Egress.applyDefaults()
 	}
 	dp := DefaultPolicy()
 	for name, p := range c.Policies {

@@ -82,6 +82,7 @@ func (c *Config) validateRoutes(ps *Problems) {
 	for i, r := range c.Routes {
 		key := fmt.Sprintf("routes[%d]", i)
 		r.validate(ps, key)
+		r.validateKind(ps, key, c.Policies)
 		if _, ok := c.Policies[r.Policy]; !ok && r.Policy != PolicyNone {
 			ps.add(key+".policy", "unknown policy %q (known: %s)", r.Policy, strings.Join(c.policyNames(), ", "))
 		}

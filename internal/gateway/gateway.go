@@ -76,6 +76,9 @@ func build(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev *Gatew
 		if err == nil {
 			err = r.attachGate(rc, cfg.XML, cfg.MIME)
 		}
+		if err == nil && rc.IsEgress() {
+			err = attachEgress(ctx, r, rc, ps.byName[rc.Egress.Response.Policy], cfg, m, log, b)
+		}
 		if err != nil {
 			stop()
 			ps.close()
@@ -222,6 +225,13 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange, k
 		}
 	}
 	switch {
+	case rt.egress != nil:
+		// The legacy client's plain request, secured for the partner
+		// (egress.go).
+		if r, err = rt.egress.secure(r, e.body, kind, e.version, rt); err != nil {
+			e.fail(err)
+			return
+		}
 	case rt.security != nil:
 		// A secured request is read whole and verified before a byte of
 		// it reaches the backend (DESIGN.md §5.4).

@@ -63,6 +63,8 @@ func (g *Gateway) logRequest(r *http.Request, e *exchange, elapsed time.Duration
 		policy := "none"
 		if e.route.security != nil {
 			policy = e.route.security.policy.Name
+		} else if e.route.egress != nil {
+			policy = e.route.egress.policy // what the partner's response met
 		}
 		attrs = append(attrs, slog.String("policy", policy))
 	}

@@ -73,6 +73,9 @@ func newPolicies(cfg *config.Config, m *metrics.Metrics, log *slog.Logger, prev 
 		if r.Policy != config.PolicyNone {
 			used[r.Policy] = true
 		}
+		if r.IsEgress() {
+			used[r.Egress.Response.Policy] = true // verifies the partner's responses
+		}
 	}
 	if len(used) == 0 {
 		return ps, nil

@@ -41,7 +41,11 @@ func newProxy(rc config.Route, pool *bufferPool, reserved reservedHeaders) (*htt
 			// not.
 			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
 			pr.SetURL(target)
-			pr.SetXForwarded()
+			if !rc.IsEgress() {
+				// An egress route's backend is a partner outside: it
+				// learns nothing of the internal client's address.
+				pr.SetXForwarded()
+			}
 			// SetURL sets the outbound Host to the backend's, which is what
 			// a backend behind a sidecar expects; the original is in
 			// X-Forwarded-Host.

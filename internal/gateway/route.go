@@ -22,6 +22,7 @@ type route struct {
 	security     *security                 // nil for policy none
 	gate         *gate                     // nil with unsafeSkipGate (gate.go)
 	responder    *responder                // nil when responses are not signed
+	egress       *egressRoute              // nil for ingress routes (egress.go)
 	limiter      *limit.Limiter            // nil without routes[].limits (limits.go)
 	rateLimits   *metrics.RateLimitMetrics // its refusals
 }

@@ -53,6 +53,8 @@ type Metrics struct {
 	replayResets *replayResets
 	// the memory budget (memory.go)
 	mem *memory
+	// egress routes (egress.go)
+	egress *prometheus.CounterVec
 }
 
 // New builds a private registry with the gateway's metrics and the Go and
@@ -122,6 +124,8 @@ func New(build BuildInfo) *Metrics {
 	reg.MustRegister(m.replayResets.collectors()...)
 	m.mem = newMemory()
 	reg.MustRegister(m.mem.collectors()...)
+	m.egress = newEgressRequests()
+	reg.MustRegister(m.egress)
 	reg.MustRegister(m.requests, m.duration, m.backend, m.received, m.sent, m.inFlight, m.readiness, info,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

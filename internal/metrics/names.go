@@ -88,6 +88,12 @@ const (
 	NameMemoryInflight     = Namespace + "_memory_inflight_bytes"
 	NameMemoryBudget       = Namespace + "_memory_budget_bytes"
 	NameOverloadRejections = Namespace + "_overload_rejections_total"
+	// NameEgressRequests counts the calls of egress routes (issue 15), by
+	// route and result (EgressResults): whether the partner's response
+	// was verified and handed to the legacy client. The time spent is in
+	// the route's stage histogram (sign: securing the request, verify:
+	// verifying the response) and backend histogram (the partner).
+	NameEgressRequests = Namespace + "_egress_requests_total"
 )
 
 // Label names.
@@ -212,6 +218,24 @@ const (
 	// ResponseBackendError: the backend was unreachable, timed out or broke
 	// off; the partner got the gateway's own (unsigned) fault.
 	ResponseBackendError = "backend_error"
+)
+
+// Values of the result label of egress requests.
+const (
+	EgressVerified = "verified" // the partner's response verified; the client got its plaintext
+	// EgressPartnerFault: the partner answered with a SOAP Fault, passed
+	// to the client (verified, or unsigned with unsignedFaults: pass).
+	EgressPartnerFault = "partner_fault"
+	// EgressRejected: the partner's response failed verification; the
+	// client got the uniform 502 fault, never the response.
+	EgressRejected = "rejected"
+	// EgressSecureFailed: the client's request could not be secured
+	// (not a SOAP envelope the gate accepts, already secured, no key).
+	EgressSecureFailed = "secure_failed"
+	// EgressPartnerError: the partner was unreachable, timed out or broke
+	// off; the client got the gateway's 502 or 504 fault.
+	EgressPartnerError = "partner_error"
+	EgressPassed       = "passed" // no SOAP content to verify (an empty one-way reply)
 )
 
 // NoRoute is the route label of requests that matched no route.

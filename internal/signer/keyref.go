@@ -43,6 +43,11 @@ func tokenRef(b *buf, mode string, cert *x509.Certificate, bstID string) error {
 			}
 		}
 		keyIdentifier(b, valueSKI, ski)
+	case RefX509v3:
+		// X.509 Token Profile 1.1 §3.2: a KeyIdentifier of ValueType
+		// #X509v3 holds the whole DER certificate, as WSS4J's
+		// X509KeyIdentifier writes it (issue 15).
+		keyIdentifier(b, valueX509v3, cert.Raw)
 	case RefThumbprint:
 		// X.509 Token Profile 1.1 ThumbprintSHA1: SHA-1 of the DER
 		// certificate.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"time"
 
+	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
@@ -35,6 +36,7 @@ const (
 	RefIssuerSerial = "issuer-serial" // ds:X509Data/X509IssuerSerial (§3.3.3)
 	RefSKI          = "ski"           // KeyIdentifier #X509SubjectKeyIdentifier (§3.3.1)
 	RefThumbprint   = "thumbprint"    // KeyIdentifier #ThumbprintSHA1 (WSS 1.1 §7.3)
+	RefX509v3       = "x509v3"        // KeyIdentifier #X509v3 holding the certificate (§3.2)
 )
 
 // Options says how to secure a message. Start from DefaultOptions, which
@@ -54,7 +56,7 @@ type Options struct {
 	Now func() time.Time // default time.Now
 
 	// KeyReference is how KeyInfo names the signing certificate: RefBST
-	// (default), RefIssuerSerial, RefSKI or RefThumbprint.
+	// (default), RefIssuerSerial, RefSKI, RefThumbprint or RefX509v3.
 	KeyReference string
 	// SignHeaders are extra header blocks to sign when present, e.g.
 	// {http://www.w3.org/2005/08/addressing}To.
@@ -67,7 +69,7 @@ type Options struct {
 	// encrypted for, after signing.
 	EncryptFor          *x509.Certificate
 	DataAlgorithm       string // "" is AES-256-GCM
-	KeyTransport        string // "" is rsa-oaep-mgf1p
+	KeyTransport        string // "" is rsa-oaep-mgf1p; or XMLEnc 1.1 rsa-oaep (SHA-1, MGF1-SHA1)
 	EncryptKeyReference string // "" is RefIssuerSerial
 
 	// SignatureConfirmation adds a signed wsse11:SignatureConfirmation per
@@ -176,7 +178,7 @@ func (o Options) resolve() (*resolved, error) {
 		if r.KeyTransport == "" {
 			r.KeyTransport = algRSAOAEPMGF1P
 		}
-		if r.KeyTransport != algRSAOAEPMGF1P {
+		if r.KeyTransport != algRSAOAEPMGF1P && r.KeyTransport != wcrypto.AlgRSAOAEP {
 			return nil, fmt.Errorf("%w: key transport algorithm %q", ErrOptions, r.KeyTransport)
 		}
 		if r.EncryptKeyReference == "" {
@@ -191,7 +193,7 @@ func (o Options) resolve() (*resolved, error) {
 
 func checkRef(mode string, c *x509.Certificate) error {
 	switch mode {
-	case RefBST, RefIssuerSerial, RefThumbprint:
+	case RefBST, RefIssuerSerial, RefThumbprint, RefX509v3:
 		return nil
 	case RefSKI:
 		// X.509 Token Profile 1.1 §3.3.1 defines the SKI only for v3

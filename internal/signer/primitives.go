@@ -116,7 +116,9 @@ func dataKeySize(alg string) (int, error) {
 // what WSS4J emits and BSP 1.1 (R5621) allows; SHA-1 is not a weakness
 // inside OAEP, which needs no collision resistance.
 func encryptKey(alg string, pub crypto.PublicKey, key []byte) ([]byte, error) {
-	if alg != algRSAOAEPMGF1P {
+	// Both OAEP forms with SHA-1 and MGF1-SHA1, which the EncryptedKey's
+	// DigestMethod states and XMLEnc 1.1 §5.5.2 takes as the default MGF.
+	if alg != algRSAOAEPMGF1P && alg != wcrypto.AlgRSAOAEP {
 		return nil, fmt.Errorf("%w: key transport algorithm %q", ErrOptions, alg)
 	}
 	k, ok := pub.(*rsa.PublicKey)
