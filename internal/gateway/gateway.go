@@ -184,6 +184,7 @@ func refuse(r *http.Request) error {
 	if err := checkUpgrade(r.Header); err != nil {
 		return err
 	}
+	ignoreOffer(r.Header)
 	return checkPath(r)
 }
 

@@ -31,16 +31,29 @@ var (
 // case and position; RFC 9110 §7.6.1), or an extended CONNECT's :protocol
 // (RFC 8441). Header names are compared folded so that no spelling slips
 // past.
+//
+// One offer is not refused but ignored: an upgrade to h2c and nothing else.
+// RFC 9110 §7.8 lets a server ignore an Upgrade it does not take (RFC 9113
+// §3.1 deprecates this one), and wssgw never answers 101, so the request is
+// served as HTTP/1.1 and the connection stays HTTP/1.1; ignoreOffer strips
+// the offer before anything else reads the request. Apache CXF 4's default
+// HTTP conduit (java.net.http) makes this offer on every plain-HTTP request;
+// refusing it broke every stock CXF client (issue 15).
 func checkUpgrade(h http.Header) error {
+	h2c := h2cOffer(h)
 	for name, values := range h {
 		switch {
-		case strings.EqualFold(name, "Upgrade"), strings.EqualFold(name, "HTTP2-Settings"), name == ":protocol":
+		case strings.EqualFold(name, "Upgrade"), strings.EqualFold(name, "HTTP2-Settings"):
+			if !h2c {
+				return fmt.Errorf("%w: %s header", errUpgrade, name)
+			}
+		case name == ":protocol":
 			return fmt.Errorf("%w: %s header", errUpgrade, name)
 		case strings.EqualFold(name, "Connection"):
 			for _, v := range values {
 				for opt := range strings.SplitSeq(v, ",") {
 					opt = strings.TrimSpace(opt)
-					if strings.EqualFold(opt, "upgrade") || strings.EqualFold(opt, "http2-settings") {
+					if !h2c && (strings.EqualFold(opt, "upgrade") || strings.EqualFold(opt, "http2-settings")) {
 						return fmt.Errorf("%w: Connection: %s", errUpgrade, opt)
 					}
 				}
@@ -48,6 +61,58 @@ func checkUpgrade(h http.Header) error {
 		}
 	}
 	return nil
+}
+
+// h2cOffer reports whether every Upgrade header names h2c and nothing else
+// (tokens compared folded, RFC 9110 §7.8), with at least one such token.
+func h2cOffer(h http.Header) bool {
+	n := 0
+	for name, values := range h {
+		if !strings.EqualFold(name, "Upgrade") {
+			continue
+		}
+		for _, v := range values {
+			for tok := range strings.SplitSeq(v, ",") {
+				if !strings.EqualFold(strings.TrimSpace(tok), "h2c") {
+					return false
+				}
+				n++
+			}
+		}
+	}
+	return n > 0
+}
+
+// ignoreOffer removes an ignored h2c offer (checkUpgrade) from a request,
+// under any spelling of the header names, so that no later step (the log,
+// the outbound request) sees it: the Upgrade and HTTP2-Settings headers, and
+// their tokens in Connection. Connection's other tokens stay, since the
+// proxy removes the headers they name (RFC 9110 §7.6.1).
+func ignoreOffer(h http.Header) {
+	if !h2cOffer(h) {
+		return
+	}
+	for name, values := range h {
+		switch {
+		case strings.EqualFold(name, "Upgrade"), strings.EqualFold(name, "HTTP2-Settings"):
+			delete(h, name)
+		case strings.EqualFold(name, "Connection"):
+			var keep []string
+			for _, v := range values {
+				for opt := range strings.SplitSeq(v, ",") {
+					opt = strings.TrimSpace(opt)
+					if opt != "" && !strings.EqualFold(opt, "upgrade") && !strings.EqualFold(opt, "http2-settings") {
+						keep = append(keep, opt)
+					}
+				}
+			}
+			if len(keep) == 0 {
+				delete(h, name)
+			} else {
+				h[name] = []string{strings.Join(keep, ", ")}
+			}
+		}
+	}
 }
 
 // dropUpgrade removes from an outbound request what could ask the backend

@@ -27,10 +27,14 @@ func TestCheckUpgrade(t *testing.T) {
 		"ok/keep-alive":           {http.Header{"Connection": {"keep-alive"}}, false},
 		"ok/close":                {http.Header{"Connection": {"close"}}, false},
 		"ok/token-substring":      {http.Header{"Connection": {"upgrades, x-upgrade"}}, false},
-		"fail/upgrade-h2c":        {http.Header{"Upgrade": {"h2c"}}, true},
+		"ok/upgrade-h2c-offer":    {http.Header{"Upgrade": {"h2c"}, "Connection": {"Upgrade, HTTP2-Settings"}, "Http2-Settings": {"AAMAAABkAARAAAAAAAIAAAAA"}}, false},
+		"ok/upgrade-h2c-only":     {http.Header{"Upgrade": {"h2c"}}, false},
+		"fail/upgrade-h2c-and-ws": {http.Header{"Upgrade": {"h2c, websocket"}}, true},
+		"fail/upgrade-h2-tls":     {http.Header{"Upgrade": {"h2"}}, true},
 		"fail/upgrade-websocket":  {http.Header{"Upgrade": {"websocket"}}, true},
 		"fail/upgrade-empty":      {http.Header{"Upgrade": {""}}, true},
-		"fail/upgrade-lower":      {http.Header{"upgrade": {"h2c"}}, true},
+		"ok/upgrade-lower":        {http.Header{"upgrade": {"H2C"}}, false},
+		"fail/upgrade-two-values": {http.Header{"Upgrade": {"h2c", "websocket"}}, true},
 		"fail/http2-settings":     {http.Header{"Http2-Settings": {"AAMAAABkAARAAAAAAAIAAAAA"}}, true},
 		"fail/http2-settings-raw": {http.Header{"HTTP2-Settings": {""}}, true},
 		"fail/connection-upgrade": {http.Header{"Connection": {"Upgrade"}}, true},
@@ -57,10 +61,9 @@ func TestUpgradeRefused(t *testing.T) {
 	rec := newRecorder(t)
 	f := newFront(t, rec.URL, nil)
 	for name, headers := range map[string][]string{
-		"fail/h2c":            {"Connection: Upgrade, HTTP2-Settings", "Upgrade: h2c", "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA"},
 		"fail/websocket":      {"Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="},
-		"fail/lower-case":     {"connection: keep-alive, upgrade", "upgrade: h2c"},
-		"fail/upgrade-only":   {"Upgrade: h2c"},
+		"fail/lower-case":     {"connection: keep-alive, upgrade", "upgrade: websocket"},
+		"fail/h2c-and-ws":     {"Connection: Upgrade", "Upgrade: h2c, websocket"},
 		"fail/connection-end": {"Connection: keep-alive, Upgrade"},
 		"fail/settings-only":  {"HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA"},
 	} {
@@ -75,7 +78,34 @@ func TestUpgradeRefused(t *testing.T) {
 	}
 	assert.Empty(t, rec.requests(), "an upgrade request reached the backend")
 	// Refused before routing: counted as unrouted.
-	assert.Equal(t, 12.0, f.routeOutcome(t, metrics.NoRoute, metrics.BadRequest))
+	assert.Equal(t, 10.0, f.routeOutcome(t, metrics.NoRoute, metrics.BadRequest))
+}
+
+// TestH2COfferIgnored: an offer to upgrade to h2c alone (Apache CXF 4's
+// default on plain HTTP) is ignored, not refused: the request is served as
+// HTTP/1.1, no 101 is sent, and the backend sees none of the offer while the
+// client's other Connection tokens keep their hop-by-hop meaning.
+func TestH2COfferIgnored(t *testing.T) {
+	rec := newRecorder(t)
+	f := newFront(t, rec.URL, nil)
+	for name, headers := range map[string][]string{
+		"ok/cxf-default":  {"Connection: Upgrade, HTTP2-Settings", "Upgrade: h2c", "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA"},
+		"ok/lower-case":   {"connection: keep-alive, upgrade", "upgrade: H2C"},
+		"ok/upgrade-only": {"Upgrade: h2c"},
+		"ok/named-header": {"Connection: Upgrade, X-Hop", "Upgrade: h2c", "X-Hop: secret"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resp, body := rawPost(t, f.Listener.Addr().String(), "/orders", headers, []byte(testEnvelope))
+			require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+			h := rec.last(t).header
+			for _, n := range []string{"Upgrade", "Http2-Settings", "X-Hop"} {
+				assert.Empty(t, h.Values(n), n)
+			}
+			for _, v := range h.Values("Connection") {
+				assert.NotContains(t, strings.ToLower(v), "upgrade")
+			}
+		})
+	}
 }
 
 // switchingBackend answers every request with status (a 1xx) and then, as

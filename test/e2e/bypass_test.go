@@ -338,12 +338,10 @@ func (s *bypassSuite) upgrade(t *testing.T) {
 		header       []string
 		signed       bool
 	}{
-		{"h2c", "/orders", []string{"Connection: Upgrade, HTTP2-Settings", "Upgrade: h2c", "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA"}, true},
 		{"websocket", "/orders", []string{"Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13"}, true},
 		{"connection-mixed-case", "/orders", []string{"Connection: keep-alive, UPGRADE", "Upgrade: WebSocket", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13"}, true},
-		{"upgrade-header-only", "/orders", []string{"Upgrade: h2c"}, true},
+		{"upgrade-h2c-and-websocket", "/orders", []string{"Connection: Upgrade", "Upgrade: h2c, websocket"}, true},
 		{"http2-settings-only", "/orders", []string{"HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA"}, true},
-		{"policy-none-h2c", "/public", []string{"Connection: Upgrade, HTTP2-Settings", "Upgrade: h2c", "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA"}, false},
 		{"policy-none-websocket", "/orders/wsdl", []string{"Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13"}, false},
 	}
 	// Defence in depth: a backend's 101 is never relayed, even
@@ -361,6 +359,39 @@ func (s *bypassSuite) upgrade(t *testing.T) {
 		assert.Contains(t, []string{"soap:Server", "env:Receiver"}, soapFaultCode(t, resp))
 		assert.Equal(t, string(before), string(s.backend.tunnel()), "SECURITY: bytes were tunnelled to the backend")
 	})
+	// An offer to upgrade to h2c alone is ignored (RFC 9110 §7.8; Apache
+	// CXF 4 makes it on every plain-HTTP request): the request is served as
+	// HTTP/1.1 and what follows on the connection is one more HTTP/1.1
+	// request, verified like any other, never a tunnel.
+	for _, c := range []struct {
+		name, target string
+		header       []string
+		signed       bool
+	}{
+		{"h2c", "/orders", []string{"Connection: Upgrade, HTTP2-Settings", "Upgrade: h2c", "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA"}, true},
+		{"upgrade-header-only", "/orders", []string{"Upgrade: h2c"}, true},
+		{"policy-none-h2c", "/public", []string{"Connection: Upgrade, HTTP2-Settings", "Upgrade: h2c", "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA"}, false},
+	} {
+		t.Run("ok/ignored-"+c.name, func(t *testing.T) {
+			n := s.backend.count()
+			before := s.backend.tunnel()
+			body := s.unsigned
+			if c.signed {
+				body = s.pki.sign(t, soap.NS11, nil)
+			}
+			resp, conn, br := roundTrip(t, s.gw, rawRequest{target: c.target, contentType: ct11, body: body,
+				header: append(c.header, "X-Request-Id: "+s.nextID())})
+			_, _ = conn.Write(rawRequest{target: "/orders", contentType: ct11, body: s.unsigned, header: []string{"Connection: close"}}.bytes())
+			_ = conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+			_, _ = io.Copy(io.Discard, br)
+			s.backend.settle(t)
+
+			require.NotEqual(t, http.StatusSwitchingProtocols, resp.status, "SECURITY: the gateway relayed a 101")
+			assert.Equal(t, http.StatusOK, resp.status, "%s", resp.body)
+			assert.Equal(t, string(before), string(s.backend.tunnel()), "SECURITY: bytes were tunnelled to the backend")
+			assert.Equal(t, n+1, s.backend.count(), "only the first request is forwarded; the unsigned one after it is refused")
+		})
+	}
 	for _, c := range cases {
 		t.Run("fail/"+c.name, func(t *testing.T) {
 			n := s.backend.count()
