@@ -364,6 +364,8 @@ func (refusing) Acquire(int64) (func(), error) {
 	return nil, &budget.OverloadError{Reason: budget.ReasonQueue, RetryAfter: time.Second}
 }
 
+func (r refusing) TryAcquire(n int64) (func(), error) { return r.Acquire(n) }
+
 // TestVerifyOverloaded: without a free DOM worker there is no verdict on
 // the response: the budget's error, never a RejectedError, so that the
 // client gets a 503 to retry rather than the 502 of a bad partner.
