@@ -80,6 +80,9 @@ type fastBody struct {
 	elems int
 	decl  int
 	tops  int // elements directly in the Body
+	// onlyLens has bit n set when an ElementOnly local name is n bytes
+	// long (63: longer): most names are rejected without a compare.
+	onlyLens uint64
 }
 
 const fastFlush = 16 << 10
@@ -94,6 +97,10 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 	fb.rend = append(fb.rend[:0], ctx.rendered...)
 	fb.open = append(fb.open[:0], fastOpen{scope: len(fb.scope), rendered: len(fb.rend)}) // the Body
 	fb.elems, fb.decl, fb.tops = ctx.elements, ctx.nsDecls, 0
+	fb.onlyLens = 0
+	for _, n := range fb.only {
+		fb.onlyLens |= 1 << min(len(n.Local), 63)
+	}
 	p := start
 	for p < end {
 		q := p + bytes.IndexByte(data[p:end], '<')
@@ -130,17 +137,23 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 	if ctx.plain == plainElement && (fb.tops != 1 || fb.open[0].text != 0 || data[start] != '<' || data[end-1] != '>') {
 		return false // checkPlaintext: exactly one element
 	}
-	fb.flush(true)
+	fb.spill()
 	return true
 }
 
-func (fb *fastBody) flush(force bool) {
-	if fb.h != nil && (force || len(fb.out) >= fastFlush) {
-		fb.h.Write(fb.out)
-		fb.out = fb.out[:0]
-	} else if fb.h == nil {
-		fb.out = fb.out[:0]
+// flush hands the output to the hash once fastFlush bytes are buffered:
+// one Write per 16 KiB, not one per piece (small enough to inline).
+func (fb *fastBody) flush() {
+	if len(fb.out) >= fastFlush {
+		fb.spill()
 	}
+}
+
+func (fb *fastBody) spill() {
+	if fb.h != nil {
+		fb.h.Write(fb.out)
+	}
+	fb.out = fb.out[:0]
 }
 
 // textSpecial marks the bytes of character data that need a closer look.
@@ -192,7 +205,7 @@ func (fb *fastBody) text(v []byte) bool {
 		start = i
 	}
 	fb.out = append(fb.out, v[start:]...)
-	fb.flush(false)
+	fb.flush()
 	return true
 }
 
@@ -499,12 +512,16 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 			fb.out = append(fb.out, data[q:p]...)
 			fb.open = append(fb.open, o)
 		}
-		fb.flush(false)
+		fb.flush()
 		return p, true
 	}
 	sortNS(fb.cand)
 	if !sorted {
-		sortAttrs(fb.attrs)
+		if len(fb.attrs) == 2 {
+			fb.attrs[0], fb.attrs[1] = fb.attrs[1], fb.attrs[0]
+		} else {
+			sortAttrs(fb.attrs)
+		}
 	}
 	out := append(fb.out, '<')
 	out = append(out, qn...)
@@ -536,7 +553,7 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 	} else {
 		fb.open = append(fb.open, o)
 	}
-	fb.flush(false)
+	fb.flush()
 	return p, true
 }
 
@@ -550,6 +567,9 @@ func (fb *fastBody) inList(prefix []byte) bool {
 }
 
 func (fb *fastBody) elementOnly(space, local []byte) bool {
+	if fb.onlyLens&(1<<min(len(local), 63)) == 0 {
+		return false
+	}
 	for _, n := range fb.only {
 		if n.Local == string(local) && n.Space == string(space) {
 			return true
@@ -728,7 +748,7 @@ func (fb *fastBody) endTag(q, end int) (int, bool) {
 	fb.out = append(append(append(fb.out, "</"...), o.qname...), '>')
 	fb.scope, fb.rend = fb.scope[:o.scope], fb.rend[:o.rendered]
 	fb.open = fb.open[:len(fb.open)-1]
-	fb.flush(false)
+	fb.flush()
 	return p + 1, true
 }
 

@@ -2,7 +2,9 @@ package template
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"testing"
+	"time"
 
 	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/xmlscan"
@@ -155,4 +157,54 @@ func FuzzFastBody(f *testing.F) {
 		}
 		fastVersusGate(t, s, body, fastPrefixLists[int(pl&3)])
 	})
+}
+
+// BenchmarkFastBody times the fast body pass alone on the payload of
+// BenchmarkEngines, against SHA-256 over its canonical form (the part of
+// the floor it adds to), in CPU time measured in the same run (issue 14:
+// the pass should cost little more than the hash).
+//
+//	go test -run '^$' -bench FastBody ./internal/template
+func BenchmarkFastBody(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		items int
+	}{{"4KiB", 20}, {"100KiB", 1000}, {"1MiB", 11000}} {
+		b.Run(c.name, func(b *testing.B) {
+			env := benchEnvelope(c.items, "Item")
+			var ref xmlscan.Document
+			if err := xmlscan.Scan(env, &ref); err != nil {
+				b.Fatal(err)
+			}
+			body := bodyOf(&ref)
+			ctx := newFastCtx(&ref, body, nil)
+			start := bytes.Index(env, []byte("<soap:Body>")) + len("<soap:Body>")
+			end := bytes.LastIndex(env, []byte("</soap:Body>"))
+			lim := xmlscan.DefaultConfig().Limits
+			fb := &fastBody{only: xmlscan.DefaultConfig().ElementOnly}
+			canon, err := c14n.Canonicalize(c14n.AlgExcC14N, &ref, body, nil, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := sha256.New()
+			b.ReportAllocs()
+			b.SetBytes(int64(end - start))
+			var cFast, cHash time.Duration
+			for b.Loop() {
+				c0 := processCPU()
+				h.Reset()
+				if !fb.run(env, start, end, ctx, &lim, h) {
+					b.Fatal("not handled")
+				}
+				h.Sum(nil)
+				c1 := processCPU()
+				h.Reset()
+				h.Write(canon)
+				h.Sum(nil)
+				cFast += c1 - c0
+				cHash += processCPU() - c1
+			}
+			b.ReportMetric(float64(cFast)/float64(cHash), "cpu-fast/sha256")
+		})
+	}
 }
