@@ -70,7 +70,8 @@ type fastBody struct {
 	ctx   *fastCtx
 	data  []byte
 	h     hash.Hash // nil: check only
-	out   []byte
+	out   []byte    // canonical output not yet hashed
+	mark  int       // data before mark is in out or hashed
 	scope []nsb
 	rend  []nsb
 	open  []fastOpen
@@ -92,7 +93,7 @@ const fastFlush = 16 << 10
 // no verdict.
 func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.Limits, h hash.Hash) bool {
 	fb.data, fb.ctx, fb.lim, fb.h = data, ctx, lim, h
-	fb.out = fb.out[:0]
+	fb.out, fb.mark = fb.out[:0], start
 	fb.scope = append(fb.scope[:0], ctx.scope...)
 	fb.rend = append(fb.rend[:0], ctx.rendered...)
 	fb.open = append(fb.open[:0], fastOpen{scope: len(fb.scope), rendered: len(fb.rend)}) // the Body
@@ -108,7 +109,7 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 			q = end
 		}
 		if q > p {
-			if !fb.text(data[p:q]) {
+			if !fb.text(p, data[p:q]) {
 				return false
 			}
 		}
@@ -137,6 +138,7 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 	if ctx.plain == plainElement && (fb.tops != 1 || fb.open[0].text != 0 || data[start] != '<' || data[end-1] != '>') {
 		return false // checkPlaintext: exactly one element
 	}
+	fb.sync(end)
 	fb.spill()
 	return true
 }
@@ -147,6 +149,21 @@ func (fb *fastBody) flush() {
 	if len(fb.out) >= fastFlush {
 		fb.spill()
 	}
+}
+
+// sync emits the input from mark up to x as it is: what the canonical
+// form shares with the input (most of it) is never copied piece by
+// piece, and a long run goes to the hash without a copy.
+func (fb *fastBody) sync(x int) {
+	if fb.h != nil && x > fb.mark {
+		if x-fb.mark >= fastFlush {
+			fb.spill()
+			fb.h.Write(fb.data[fb.mark:x])
+		} else {
+			fb.out = append(fb.out, fb.data[fb.mark:x]...)
+		}
+	}
+	fb.mark = x
 }
 
 func (fb *fastBody) spill() {
@@ -164,48 +181,49 @@ var textSpecial = func() (t [256]bool) {
 	return t
 }()
 
-// text canonicalizes a run of character data (no '<' in it).
-func (fb *fastBody) text(v []byte) bool {
+// text canonicalizes a run of character data (no '<' in it) at p.
+func (fb *fastBody) text(p int, v []byte) bool {
 	o := &fb.open[len(fb.open)-1]
 	if o.text += len(v); o.text > fb.lim.MaxTextLen {
 		return false
 	}
-	start := 0
 	for i := 0; i < len(v); {
 		c := v[i]
 		if !textSpecial[c] {
 			i++
 			continue
 		}
-		fb.out = append(fb.out, v[start:i]...)
 		switch {
 		case c == '>':
 			if i >= 2 && v[i-1] == ']' && v[i-2] == ']' {
 				return false // "]]>" in text: not well-formed
 			}
+			fb.sync(p + i)
 			fb.out = append(fb.out, "&gt;"...)
 			i++
+			fb.mark = p + i
+			fb.flush()
 		case c == '&':
 			r, n := charRef(v[i:])
 			if n == 0 {
 				return false
 			}
+			fb.sync(p + i)
 			fb.out = appendTextRune(fb.out, r)
 			i += n
+			fb.mark = p + i
+			fb.flush()
 		case c >= 0x80:
+			// Copied as it is: valid UTF-8 of an XML character.
 			r, n := utf8.DecodeRune(v[i:])
 			if r == utf8.RuneError || !xmlChar(r) {
 				return false
 			}
-			fb.out = append(fb.out, v[i:i+n]...)
 			i += n
 		default: // control characters, CR
 			return false
 		}
-		start = i
 	}
-	fb.out = append(fb.out, v[start:]...)
-	fb.flush()
 	return true
 }
 
@@ -506,13 +524,15 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 	}
 	sorted := attrsSorted(fb.attrs)
 	if raw && sorted && len(fb.cand) == 0 && len(fb.decls) == 0 && attrsPlain(fb.attrs) {
+		// The canonical start tag is the input's: nothing to emit.
 		if empty {
-			fb.out = append(append(append(append(fb.out, data[q:p-2]...), "></"...), qn...), '>')
+			fb.sync(p - 2)
+			fb.out = append(append(append(fb.out, "></"...), qn...), '>')
+			fb.mark = p
+			fb.flush()
 		} else {
-			fb.out = append(fb.out, data[q:p]...)
 			fb.open = append(fb.open, o)
 		}
-		fb.flush()
 		return p, true
 	}
 	sortNS(fb.cand)
@@ -523,6 +543,7 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 			sortAttrs(fb.attrs)
 		}
 	}
+	fb.sync(q)
 	out := append(fb.out, '<')
 	out = append(out, qn...)
 	for _, b := range fb.cand {
@@ -553,6 +574,7 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 	} else {
 		fb.open = append(fb.open, o)
 	}
+	fb.mark = p
 	fb.flush()
 	return p, true
 }
@@ -741,14 +763,20 @@ func (fb *fastBody) endTag(q, end int) (int, bool) {
 	if p+len(o.qname) > end || !bytes.Equal(data[p:p+len(o.qname)], o.qname) {
 		return 0, false
 	}
-	p = skipS(data, p+len(o.qname), end)
+	n := p + len(o.qname)
+	p = skipS(data, n, end)
 	if p >= end || data[p] != '>' {
 		return 0, false
 	}
-	fb.out = append(append(append(fb.out, "</"...), o.qname...), '>')
+	if p > n {
+		// White space before '>': the canonical end tag has none.
+		fb.sync(q)
+		fb.out = append(append(append(fb.out, "</"...), o.qname...), '>')
+		fb.mark = p + 1
+		fb.flush()
+	}
 	fb.scope, fb.rend = fb.scope[:o.scope], fb.rend[:o.rendered]
 	fb.open = fb.open[:len(fb.open)-1]
-	fb.flush()
 	return p + 1, true
 }
 
