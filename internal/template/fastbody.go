@@ -2,6 +2,7 @@ package template
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash"
 	"unicode/utf8"
 
@@ -181,13 +182,43 @@ var textSpecial = func() (t [256]bool) {
 	return t
 }()
 
+// Eight bytes at a time (SWAR): a word none of whose bytes is special is
+// skipped whole; the tests are exact (Hacker's Delight 6-1: "has a byte
+// less than n" is exact for n <= 128, "has a zero byte" always).
+const (
+	lsb8 = 0x0101010101010101
+	msb8 = 0x8080808080808080
+)
+
+func hasZero8(x uint64) uint64         { return (x - lsb8) & ^x & msb8 }
+func hasByte8(x uint64, c byte) uint64 { return hasZero8(x ^ lsb8*uint64(c)) }
+func hasLess8(x uint64, n byte) uint64 { return (x - lsb8*uint64(n)) & ^x & msb8 }
+
+// textPlain8: no byte of x is special in text (textSpecial).
+func textPlain8(x uint64) bool {
+	return (x&msb8 | hasLess8(x, 0x20) | hasByte8(x, '&') | hasByte8(x, '>')) == 0
+}
+
+// attrPlain8: no byte of x is special in an attribute value (attrSpecial).
+func attrPlain8(x uint64) bool {
+	return (x&msb8 | hasLess8(x, 0x20) | hasByte8(x, '&') | hasByte8(x, '<') | hasByte8(x, '"')) == 0
+}
+
 // text canonicalizes a run of character data (no '<' in it) at p.
 func (fb *fastBody) text(p int, v []byte) bool {
 	o := &fb.open[len(fb.open)-1]
 	if o.text += len(v); o.text > fb.lim.MaxTextLen {
 		return false
 	}
+	slow := 0 // up to here, byte by byte: a word there had a special byte
 	for i := 0; i < len(v); {
+		if i >= slow && i+8 <= len(v) {
+			if textPlain8(binary.LittleEndian.Uint64(v[i:])) {
+				i += 8
+				continue
+			}
+			slow = i + 8
+		}
 		c := v[i]
 		if !textSpecial[c] {
 			i++
@@ -639,7 +670,15 @@ func (fb *fastBody) attribute(p, end int) (next int, tight, ok bool) {
 		return 0, false, false
 	}
 	a.value = data[vs:ve]
+	slow := 0
 	for i := 0; i < len(a.value); {
+		if i >= slow && i+8 <= len(a.value) {
+			if attrPlain8(binary.LittleEndian.Uint64(a.value[i:])) {
+				i += 8
+				continue
+			}
+			slow = i + 8
+		}
 		c := a.value[i]
 		if !attrSpecial[c] {
 			i++

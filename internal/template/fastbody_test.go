@@ -208,3 +208,24 @@ func BenchmarkFastBody(b *testing.B) {
 		})
 	}
 }
+
+// TestPlain8 checks the word tests against the byte tables on every byte
+// in every position.
+func TestPlain8(t *testing.T) {
+	for c := range 256 {
+		for k := range 8 {
+			w := [8]byte{'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'}
+			w[k] = byte(c)
+			x := uint64(0)
+			for j := 7; j >= 0; j-- {
+				x = x<<8 | uint64(w[j])
+			}
+			if got, want := textPlain8(x), !textSpecial[c] && c >= 0x20; got != want {
+				t.Errorf("fail/text byte %#x at %d: textPlain8 %v, want %v", c, k, got, want)
+			}
+			if got, want := attrPlain8(x), !attrSpecial[c]; got != want {
+				t.Errorf("fail/attr byte %#x at %d: attrPlain8 %v, want %v", c, k, got, want)
+			}
+		}
+	}
+}
