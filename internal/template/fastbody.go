@@ -797,7 +797,7 @@ func (fb *fastBody) endTag(q, end int) (int, bool) {
 	if len(fb.open) < 2 {
 		return 0, false // closes the Body or beyond: not content
 	}
-	o := fb.open[len(fb.open)-1]
+	o := &fb.open[len(fb.open)-1]
 	p := q + 2
 	if p+len(o.qname) > end || !bytes.Equal(data[p:p+len(o.qname)], o.qname) {
 		return 0, false
