@@ -127,7 +127,9 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 		case '!', '?':
 			return false // comment, CDATA, PI: the gate's Document decides
 		default:
-			p, ok = fb.startTag(q, end)
+			if p, ok = fb.simpleTag(q, end); p == 0 {
+				p, ok = fb.startTag(q, end)
+			}
 		}
 		if !ok {
 			return false
@@ -427,6 +429,145 @@ func (fb *fastBody) consider(prefix, uri []byte) {
 	if !bytes.Equal(fb.effective(prefix), uri) {
 		fb.cand = append(fb.cand, nsb{prefix, uri})
 	}
+}
+
+// simpleAttrs is how many attributes simpleTag takes.
+const simpleAttrs = 8
+
+// simpleTag handles the start tag at q when it is of the common simple
+// kind, with no state changed otherwise (p == 0: startTag decides): the
+// element's prefix is its parent's and it declares nothing (so its
+// namespace is the parent's, already rendered), and its attributes, at
+// most simpleAttrs, are unprefixed, written name="value" after one space,
+// with values that need neither normalization nor escaping. Then the
+// checks are few (no namespace to look up or render) and the canonical
+// start tag is the input's, or its attributes' raw pieces reordered: the
+// same decisions and bytes as startTag's on such a tag.
+func (fb *fastBody) simpleTag(q, end int) (int, bool) {
+	data, lim := fb.data, fb.lim
+	parent := &fb.open[len(fb.open)-1]
+	p := q + 1
+	ne, colon := name(data, p, end)
+	if ne == p || ne-p > lim.MaxNameLen || !parent.known {
+		return 0, false
+	}
+	qn := data[p:ne]
+	var prefix, local []byte
+	if colon >= 0 {
+		prefix, local = data[p:colon], data[colon+1:ne]
+	} else {
+		local = qn
+	}
+	if !bytes.Equal(parent.prefix, prefix) || string(qn) == "xmlns" {
+		return 0, false
+	}
+	var at [simpleAttrs][3]int32 // name start, name end, value end (the closing quote)
+	n := 0
+	sorted := true
+	p = ne
+	for {
+		if p >= end {
+			return 0, false
+		}
+		if data[p] == '>' || data[p] == '/' {
+			break
+		}
+		if data[p] != ' ' || n == simpleAttrs {
+			return 0, false
+		}
+		as := p + 1
+		ae, c := name(data, as, end)
+		if ae == as || c >= 0 || ae-as > lim.MaxNameLen || ae+1 >= end || data[ae] != '=' || data[ae+1] != '"' {
+			return 0, false
+		}
+		an := data[as:ae]
+		if string(an) == "xmlns" || string(an) == "Id" || string(an) == "ID" {
+			return 0, false
+		}
+		vs := ae + 2
+		ve := vs + bytes.IndexByte(data[vs:end], '"')
+		if ve < vs || ve-vs > lim.MaxAttrValueLen || !plainValue(data[vs:ve]) {
+			return 0, false
+		}
+		for k := range n {
+			b := data[at[k][0]:at[k][1]]
+			if bytes.Equal(b, an) {
+				return 0, false
+			}
+			if k == n-1 && bytes.Compare(b, an) > 0 {
+				sorted = false
+			}
+		}
+		at[n] = [3]int32{int32(as), int32(ae), int32(ve)}
+		n++
+		p = ve + 1
+	}
+	empty := data[p] == '/'
+	if empty && (p+1 >= end || data[p+1] != '>') {
+		return 0, false
+	}
+	if n > lim.MaxAttrs || fb.elementOnly(parent.space, local) {
+		return 0, false
+	}
+	if fb.elems+1 > lim.MaxElements || fb.ctx.depth+len(fb.open) > lim.MaxDepth {
+		return 0, false
+	}
+	// Handled.
+	fb.elems++
+	if len(fb.open) == 1 {
+		fb.tops++
+	}
+	tagEnd := p // the '>' or the '/' of "/>"
+	if empty {
+		p += 2
+	} else {
+		p++
+	}
+	if !sorted {
+		// C14N 1.0 §2.2: unqualified attributes by local name.
+		for x := 1; x < n; x++ {
+			for y := x; y > 0 && bytes.Compare(data[at[y][0]:at[y][1]], data[at[y-1][0]:at[y-1][1]]) < 0; y-- {
+				at[y], at[y-1] = at[y-1], at[y]
+			}
+		}
+		fb.sync(q)
+		fb.out = append(fb.out, data[q:ne]...)
+		for k := range n {
+			fb.out = append(fb.out, ' ')
+			fb.out = append(fb.out, data[at[k][0]:at[k][2]+1]...)
+		}
+		fb.out = append(fb.out, '>')
+		fb.mark = p
+	} else if empty {
+		fb.sync(tagEnd)
+		fb.out = append(fb.out, '>')
+		fb.mark = p
+	}
+	if empty {
+		fb.out = append(append(append(fb.out, "</"...), qn...), '>')
+	} else {
+		fb.open = append(fb.open, fastOpen{qname: qn, prefix: prefix, space: parent.space, known: true,
+			scope: len(fb.scope), rendered: len(fb.rend)})
+	}
+	fb.flush()
+	return p, true
+}
+
+// plainValue: no byte of v needs a closer look in an attribute value
+// (attrSpecial).
+func plainValue(v []byte) bool {
+	i := 0
+	for ; i+8 <= len(v); i += 8 {
+		if !attrPlain8(binary.LittleEndian.Uint64(v[i:])) {
+			return false
+		}
+	}
+	for ; i < len(v); i++ {
+		if attrSpecial[v[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 // startTag handles the start tag at q.

@@ -74,6 +74,11 @@ var fastSeeds = []string{
 	`<a xmlns:xml="http://www.w3.org/XML/1998/namespace"/>`, `<a xmlns="urn:default"><b xmlns="urn:other"><c xmlns="urn:default"/></b></a>`,
 	`<x:a xmlns:x="urn:x"><x:a xmlns:x="urn:y"><x:a xmlns:x="urn:x"/></x:a></x:a>`, `<a><b><c><d/></c></b></a>tail`, "\x01", `<a>&#xFFFE;</a>`,
 	`<q:a xmlns:q="urn:q2" xmlns:m="urn:m"/>`, `<a xmlns:m="urn:m2" m:x="1"/>`,
+	// simpleTag's kind (children of an element of the same prefix) and
+	// its near misses.
+	`<m:a><m:b z="1" a="2" m="3"/><m:c y="2" x="1">t</m:c><m:d Id="x"/></m:a>`, `<a><b c="1" c="1"/></a>`,
+	`<a><b c="1"  d="2"/></a>`, `<a><b d="1" c="x&amp;"/></a>`, `<a><b xmlns="urn:x" c="1"/></a>`, `<a><b c="1" b="2" a="3" /></a>`,
+	`<a><b c='1'/></a>`, `<a><b h="1" g="2" f="3" e="4" d="5" c="6" b="7" a="8" _="9"/></a>`, `<a><xmlns/></a>`, `<a><b xml:lang="x" c="1"/></a>`,
 }
 
 var fastPrefixLists = [][]string{nil, {"#default"}, {"m", "q"}, {"#default", "m", "q", "x"}}
