@@ -2,6 +2,7 @@ package template
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash"
 	"unicode/utf8"
 
@@ -70,7 +71,8 @@ type fastBody struct {
 	ctx   *fastCtx
 	data  []byte
 	h     hash.Hash // nil: check only
-	out   []byte
+	out   []byte    // canonical output not yet hashed
+	mark  int       // data before mark is in out or hashed
 	scope []nsb
 	rend  []nsb
 	open  []fastOpen
@@ -80,6 +82,9 @@ type fastBody struct {
 	elems int
 	decl  int
 	tops  int // elements directly in the Body
+	// onlyLens has bit n set when an ElementOnly local name is n bytes
+	// long (63: longer): most names are rejected without a compare.
+	onlyLens uint64
 }
 
 const fastFlush = 16 << 10
@@ -89,11 +94,15 @@ const fastFlush = 16 << 10
 // no verdict.
 func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.Limits, h hash.Hash) bool {
 	fb.data, fb.ctx, fb.lim, fb.h = data, ctx, lim, h
-	fb.out = fb.out[:0]
+	fb.out, fb.mark = fb.out[:0], start
 	fb.scope = append(fb.scope[:0], ctx.scope...)
 	fb.rend = append(fb.rend[:0], ctx.rendered...)
 	fb.open = append(fb.open[:0], fastOpen{scope: len(fb.scope), rendered: len(fb.rend)}) // the Body
 	fb.elems, fb.decl, fb.tops = ctx.elements, ctx.nsDecls, 0
+	fb.onlyLens = 0
+	for _, n := range fb.only {
+		fb.onlyLens |= 1 << min(len(n.Local), 63)
+	}
 	p := start
 	for p < end {
 		q := p + bytes.IndexByte(data[p:end], '<')
@@ -101,7 +110,7 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 			q = end
 		}
 		if q > p {
-			if !fb.text(data[p:q]) {
+			if !fb.text(p, data[p:q]) {
 				return false
 			}
 		}
@@ -118,7 +127,9 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 		case '!', '?':
 			return false // comment, CDATA, PI: the gate's Document decides
 		default:
-			p, ok = fb.startTag(q, end)
+			if p, ok = fb.simpleTag(q, end); p == 0 {
+				p, ok = fb.startTag(q, end)
+			}
 		}
 		if !ok {
 			return false
@@ -130,17 +141,39 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 	if ctx.plain == plainElement && (fb.tops != 1 || fb.open[0].text != 0 || data[start] != '<' || data[end-1] != '>') {
 		return false // checkPlaintext: exactly one element
 	}
-	fb.flush(true)
+	fb.sync(end)
+	fb.spill()
 	return true
 }
 
-func (fb *fastBody) flush(force bool) {
-	if fb.h != nil && (force || len(fb.out) >= fastFlush) {
-		fb.h.Write(fb.out)
-		fb.out = fb.out[:0]
-	} else if fb.h == nil {
-		fb.out = fb.out[:0]
+// flush hands the output to the hash once fastFlush bytes are buffered:
+// one Write per 16 KiB, not one per piece (small enough to inline).
+func (fb *fastBody) flush() {
+	if len(fb.out) >= fastFlush {
+		fb.spill()
 	}
+}
+
+// sync emits the input from mark up to x as it is: what the canonical
+// form shares with the input (most of it) is never copied piece by
+// piece, and a long run goes to the hash without a copy.
+func (fb *fastBody) sync(x int) {
+	if fb.h != nil && x > fb.mark {
+		if x-fb.mark >= fastFlush {
+			fb.spill()
+			fb.h.Write(fb.data[fb.mark:x])
+		} else {
+			fb.out = append(fb.out, fb.data[fb.mark:x]...)
+		}
+	}
+	fb.mark = x
+}
+
+func (fb *fastBody) spill() {
+	if fb.h != nil {
+		fb.h.Write(fb.out)
+	}
+	fb.out = fb.out[:0]
 }
 
 // textSpecial marks the bytes of character data that need a closer look.
@@ -151,48 +184,79 @@ var textSpecial = func() (t [256]bool) {
 	return t
 }()
 
-// text canonicalizes a run of character data (no '<' in it).
-func (fb *fastBody) text(v []byte) bool {
+// Eight bytes at a time (SWAR): a word none of whose bytes is special is
+// skipped whole; the tests are exact (Hacker's Delight 6-1: "has a byte
+// less than n" is exact for n <= 128, "has a zero byte" always).
+const (
+	lsb8 = 0x0101010101010101
+	msb8 = 0x8080808080808080
+)
+
+func hasZero8(x uint64) uint64         { return (x - lsb8) & ^x & msb8 }
+func hasByte8(x uint64, c byte) uint64 { return hasZero8(x ^ lsb8*uint64(c)) }
+func hasLess8(x uint64, n byte) uint64 { return (x - lsb8*uint64(n)) & ^x & msb8 }
+
+// textPlain8: no byte of x is special in text (textSpecial).
+func textPlain8(x uint64) bool {
+	return (x&msb8 | hasLess8(x, 0x20) | hasByte8(x, '&') | hasByte8(x, '>')) == 0
+}
+
+// attrPlain8: no byte of x is special in an attribute value (attrSpecial).
+func attrPlain8(x uint64) bool {
+	return (x&msb8 | hasLess8(x, 0x20) | hasByte8(x, '&') | hasByte8(x, '<') | hasByte8(x, '"')) == 0
+}
+
+// text canonicalizes a run of character data (no '<' in it) at p.
+func (fb *fastBody) text(p int, v []byte) bool {
 	o := &fb.open[len(fb.open)-1]
 	if o.text += len(v); o.text > fb.lim.MaxTextLen {
 		return false
 	}
-	start := 0
+	slow := 0 // up to here, byte by byte: a word there had a special byte
 	for i := 0; i < len(v); {
+		if i >= slow && i+8 <= len(v) {
+			if textPlain8(binary.LittleEndian.Uint64(v[i:])) {
+				i += 8
+				continue
+			}
+			slow = i + 8
+		}
 		c := v[i]
 		if !textSpecial[c] {
 			i++
 			continue
 		}
-		fb.out = append(fb.out, v[start:i]...)
 		switch {
 		case c == '>':
 			if i >= 2 && v[i-1] == ']' && v[i-2] == ']' {
 				return false // "]]>" in text: not well-formed
 			}
+			fb.sync(p + i)
 			fb.out = append(fb.out, "&gt;"...)
 			i++
+			fb.mark = p + i
+			fb.flush()
 		case c == '&':
 			r, n := charRef(v[i:])
 			if n == 0 {
 				return false
 			}
+			fb.sync(p + i)
 			fb.out = appendTextRune(fb.out, r)
 			i += n
+			fb.mark = p + i
+			fb.flush()
 		case c >= 0x80:
+			// Copied as it is: valid UTF-8 of an XML character.
 			r, n := utf8.DecodeRune(v[i:])
 			if r == utf8.RuneError || !xmlChar(r) {
 				return false
 			}
-			fb.out = append(fb.out, v[i:i+n]...)
 			i += n
 		default: // control characters, CR
 			return false
 		}
-		start = i
 	}
-	fb.out = append(fb.out, v[start:]...)
-	fb.flush(false)
 	return true
 }
 
@@ -367,6 +431,145 @@ func (fb *fastBody) consider(prefix, uri []byte) {
 	}
 }
 
+// simpleAttrs is how many attributes simpleTag takes.
+const simpleAttrs = 8
+
+// simpleTag handles the start tag at q when it is of the common simple
+// kind, with no state changed otherwise (p == 0: startTag decides): the
+// element's prefix is its parent's and it declares nothing (so its
+// namespace is the parent's, already rendered), and its attributes, at
+// most simpleAttrs, are unprefixed, written name="value" after one space,
+// with values that need neither normalization nor escaping. Then the
+// checks are few (no namespace to look up or render) and the canonical
+// start tag is the input's, or its attributes' raw pieces reordered: the
+// same decisions and bytes as startTag's on such a tag.
+func (fb *fastBody) simpleTag(q, end int) (int, bool) {
+	data, lim := fb.data, fb.lim
+	parent := &fb.open[len(fb.open)-1]
+	p := q + 1
+	ne, colon := name(data, p, end)
+	if ne == p || ne-p > lim.MaxNameLen || !parent.known {
+		return 0, false
+	}
+	qn := data[p:ne]
+	var prefix, local []byte
+	if colon >= 0 {
+		prefix, local = data[p:colon], data[colon+1:ne]
+	} else {
+		local = qn
+	}
+	if !bytes.Equal(parent.prefix, prefix) || string(qn) == "xmlns" {
+		return 0, false
+	}
+	var at [simpleAttrs][3]int32 // name start, name end, value end (the closing quote)
+	n := 0
+	sorted := true
+	p = ne
+	for {
+		if p >= end {
+			return 0, false
+		}
+		if data[p] == '>' || data[p] == '/' {
+			break
+		}
+		if data[p] != ' ' || n == simpleAttrs {
+			return 0, false
+		}
+		as := p + 1
+		ae, c := name(data, as, end)
+		if ae == as || c >= 0 || ae-as > lim.MaxNameLen || ae+1 >= end || data[ae] != '=' || data[ae+1] != '"' {
+			return 0, false
+		}
+		an := data[as:ae]
+		if string(an) == "xmlns" || string(an) == "Id" || string(an) == "ID" {
+			return 0, false
+		}
+		vs := ae + 2
+		ve := vs + bytes.IndexByte(data[vs:end], '"')
+		if ve < vs || ve-vs > lim.MaxAttrValueLen || !plainValue(data[vs:ve]) {
+			return 0, false
+		}
+		for k := range n {
+			b := data[at[k][0]:at[k][1]]
+			if bytes.Equal(b, an) {
+				return 0, false
+			}
+			if k == n-1 && bytes.Compare(b, an) > 0 {
+				sorted = false
+			}
+		}
+		at[n] = [3]int32{int32(as), int32(ae), int32(ve)}
+		n++
+		p = ve + 1
+	}
+	empty := data[p] == '/'
+	if empty && (p+1 >= end || data[p+1] != '>') {
+		return 0, false
+	}
+	if n > lim.MaxAttrs || fb.elementOnly(parent.space, local) {
+		return 0, false
+	}
+	if fb.elems+1 > lim.MaxElements || fb.ctx.depth+len(fb.open) > lim.MaxDepth {
+		return 0, false
+	}
+	// Handled.
+	fb.elems++
+	if len(fb.open) == 1 {
+		fb.tops++
+	}
+	tagEnd := p // the '>' or the '/' of "/>"
+	if empty {
+		p += 2
+	} else {
+		p++
+	}
+	if !sorted {
+		// C14N 1.0 §2.2: unqualified attributes by local name.
+		for x := 1; x < n; x++ {
+			for y := x; y > 0 && bytes.Compare(data[at[y][0]:at[y][1]], data[at[y-1][0]:at[y-1][1]]) < 0; y-- {
+				at[y], at[y-1] = at[y-1], at[y]
+			}
+		}
+		fb.sync(q)
+		fb.out = append(fb.out, data[q:ne]...)
+		for k := range n {
+			fb.out = append(fb.out, ' ')
+			fb.out = append(fb.out, data[at[k][0]:at[k][2]+1]...)
+		}
+		fb.out = append(fb.out, '>')
+		fb.mark = p
+	} else if empty {
+		fb.sync(tagEnd)
+		fb.out = append(fb.out, '>')
+		fb.mark = p
+	}
+	if empty {
+		fb.out = append(append(append(fb.out, "</"...), qn...), '>')
+	} else {
+		fb.open = append(fb.open, fastOpen{qname: qn, prefix: prefix, space: parent.space, known: true,
+			scope: len(fb.scope), rendered: len(fb.rend)})
+	}
+	fb.flush()
+	return p, true
+}
+
+// plainValue: no byte of v needs a closer look in an attribute value
+// (attrSpecial).
+func plainValue(v []byte) bool {
+	i := 0
+	for ; i+8 <= len(v); i += 8 {
+		if !attrPlain8(binary.LittleEndian.Uint64(v[i:])) {
+			return false
+		}
+	}
+	for ; i < len(v); i++ {
+		if attrSpecial[v[i]] {
+			return false
+		}
+	}
+	return true
+}
+
 // startTag handles the start tag at q.
 func (fb *fastBody) startTag(q, end int) (int, bool) {
 	data, lim := fb.data, fb.lim
@@ -493,19 +696,26 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 	}
 	sorted := attrsSorted(fb.attrs)
 	if raw && sorted && len(fb.cand) == 0 && len(fb.decls) == 0 && attrsPlain(fb.attrs) {
+		// The canonical start tag is the input's: nothing to emit.
 		if empty {
-			fb.out = append(append(append(append(fb.out, data[q:p-2]...), "></"...), qn...), '>')
+			fb.sync(p - 2)
+			fb.out = append(append(append(fb.out, "></"...), qn...), '>')
+			fb.mark = p
+			fb.flush()
 		} else {
-			fb.out = append(fb.out, data[q:p]...)
 			fb.open = append(fb.open, o)
 		}
-		fb.flush(false)
 		return p, true
 	}
 	sortNS(fb.cand)
 	if !sorted {
-		sortAttrs(fb.attrs)
+		if len(fb.attrs) == 2 {
+			fb.attrs[0], fb.attrs[1] = fb.attrs[1], fb.attrs[0]
+		} else {
+			sortAttrs(fb.attrs)
+		}
 	}
+	fb.sync(q)
 	out := append(fb.out, '<')
 	out = append(out, qn...)
 	for _, b := range fb.cand {
@@ -536,7 +746,8 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 	} else {
 		fb.open = append(fb.open, o)
 	}
-	fb.flush(false)
+	fb.mark = p
+	fb.flush()
 	return p, true
 }
 
@@ -550,6 +761,9 @@ func (fb *fastBody) inList(prefix []byte) bool {
 }
 
 func (fb *fastBody) elementOnly(space, local []byte) bool {
+	if fb.onlyLens&(1<<min(len(local), 63)) == 0 {
+		return false
+	}
 	for _, n := range fb.only {
 		if n.Local == string(local) && n.Space == string(space) {
 			return true
@@ -597,7 +811,15 @@ func (fb *fastBody) attribute(p, end int) (next int, tight, ok bool) {
 		return 0, false, false
 	}
 	a.value = data[vs:ve]
+	slow := 0
 	for i := 0; i < len(a.value); {
+		if i >= slow && i+8 <= len(a.value) {
+			if attrPlain8(binary.LittleEndian.Uint64(a.value[i:])) {
+				i += 8
+				continue
+			}
+			slow = i + 8
+		}
 		c := a.value[i]
 		if !attrSpecial[c] {
 			i++
@@ -716,19 +938,25 @@ func (fb *fastBody) endTag(q, end int) (int, bool) {
 	if len(fb.open) < 2 {
 		return 0, false // closes the Body or beyond: not content
 	}
-	o := fb.open[len(fb.open)-1]
+	o := &fb.open[len(fb.open)-1]
 	p := q + 2
 	if p+len(o.qname) > end || !bytes.Equal(data[p:p+len(o.qname)], o.qname) {
 		return 0, false
 	}
-	p = skipS(data, p+len(o.qname), end)
+	n := p + len(o.qname)
+	p = skipS(data, n, end)
 	if p >= end || data[p] != '>' {
 		return 0, false
 	}
-	fb.out = append(append(append(fb.out, "</"...), o.qname...), '>')
+	if p > n {
+		// White space before '>': the canonical end tag has none.
+		fb.sync(q)
+		fb.out = append(append(append(fb.out, "</"...), o.qname...), '>')
+		fb.mark = p + 1
+		fb.flush()
+	}
 	fb.scope, fb.rend = fb.scope[:o.scope], fb.rend[:o.rendered]
 	fb.open = fb.open[:len(fb.open)-1]
-	fb.flush(false)
 	return p + 1, true
 }
 
