@@ -40,6 +40,10 @@ type Template struct {
 	// messages: the same bytes mean another digest with parts.
 	pkg bool
 	xop []include // the root's xop:Includes outside a generic Body, in document order
+	// sealed: the outer template of an encrypted package, which resolves
+	// the received root's includes; the facts are its inner template's
+	// (xop_enc.go).
+	sealed bool
 	swa []swaRef  // the SwA References of the signatures, in document order
 	// bodySigs: the signatures covering a generic Body, which cover every
 	// part an xop:Include inside it names.
