@@ -58,10 +58,10 @@ type decStep struct {
 	// cipherPart, dataPart: the slot is the href of an xop:Include
 	// naming the part that holds the octets (xop_enc.go).
 	cipherPart, dataPart bool
-	start, end      anchor            // the EncryptedData element
-	content         bool
-	inner           *Template
-	root            *node // the inner template alone
+	start, end           anchor // the EncryptedData element
+	content              bool
+	inner                *Template
+	root                 *node // the inner template alone
 }
 
 // learnEncrypted learns a message the DOM engine decrypted once, with one

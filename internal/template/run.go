@@ -44,13 +44,13 @@ type run struct {
 	atts    wss.Attachments
 	cids    []string
 	flipped []*refStep
-	bodyInc []bodyInclude    // the xop:Includes of a generic Body
-	swaCIDs []string         // the parts the template's SwA References name (swa.go)
+	bodyInc []bodyInclude // the xop:Includes of a generic Body
+	swaCIDs []string      // the parts the template's SwA References name (swa.go)
 	// ciphered: of an encrypted package's inner run, the part that held
 	// the EncryptedData's ciphertext (xop_enc.go).
 	ciphered []string
-	doc     xmlscan.Document // the gated message of a generic Body
-	fb      fastBody         // the fast body pass
+	doc      xmlscan.Document // the gated message of a generic Body
+	fb       fastBody         // the fast body pass
 	// fast: the generic Body passed the fast body, its digest is bodySum.
 	fast    bool
 	bodySum []byte

@@ -44,7 +44,7 @@ type Template struct {
 	// the received root's includes; the facts are its inner template's
 	// (xop_enc.go).
 	sealed bool
-	swa []swaRef  // the SwA References of the signatures, in document order
+	swa    []swaRef // the SwA References of the signatures, in document order
 	// bodySigs: the signatures covering a generic Body, which cover every
 	// part an xop:Include inside it names.
 	bodySigs  []int
