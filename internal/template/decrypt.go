@@ -55,13 +55,14 @@ type decStep struct {
 	cipher          int               // the EncryptedKey's CipherValue slot
 	alg             string            // the data cipher
 	data            int               // the EncryptedData's CipherValue slot
+	start, end      anchor            // the EncryptedData element
+	content         bool
+	inner           *Template
+	root            *node // the inner template alone
+
 	// cipherPart, dataPart: the slot is the href of an xop:Include
 	// naming the part that holds the octets (xop_enc.go).
 	cipherPart, dataPart bool
-	start, end           anchor // the EncryptedData element
-	content              bool
-	inner                *Template
-	root                 *node // the inner template alone
 }
 
 // learnEncrypted learns a message the DOM engine decrypted once, with one

@@ -44,16 +44,17 @@ type run struct {
 	atts    wss.Attachments
 	cids    []string
 	flipped []*refStep
-	bodyInc []bodyInclude // the xop:Includes of a generic Body
-	swaCIDs []string      // the parts the template's SwA References name (swa.go)
-	// ciphered: of an encrypted package's inner run, the part that held
-	// the EncryptedData's ciphertext (xop_enc.go).
-	ciphered []string
-	doc      xmlscan.Document // the gated message of a generic Body
-	fb       fastBody         // the fast body pass
+	bodyInc []bodyInclude    // the xop:Includes of a generic Body
+	swaCIDs []string         // the parts the template's SwA References name (swa.go)
+	doc     xmlscan.Document // the gated message of a generic Body
+	fb      fastBody         // the fast body pass
 	// fast: the generic Body passed the fast body, its digest is bodySum.
 	fast    bool
 	bodySum []byte
+
+	// ciphered: of an encrypted package's inner run, the part that held
+	// the EncryptedData's ciphertext (xop_enc.go).
+	ciphered []string
 }
 
 func (r *run) val(k int) []byte { s := r.caps[k]; return r.data[s.start:s.end] }

@@ -40,11 +40,7 @@ type Template struct {
 	// messages: the same bytes mean another digest with parts.
 	pkg bool
 	xop []include // the root's xop:Includes outside a generic Body, in document order
-	// sealed: the outer template of an encrypted package, which resolves
-	// the received root's includes; the facts are its inner template's
-	// (xop_enc.go).
-	sealed bool
-	swa    []swaRef // the SwA References of the signatures, in document order
+	swa []swaRef  // the SwA References of the signatures, in document order
 	// bodySigs: the signatures covering a generic Body, which cover every
 	// part an xop:Include inside it names.
 	bodySigs  []int
@@ -57,6 +53,11 @@ type Template struct {
 	// generic Body is trusted unchecked only after genericShadowHits.
 	checked atomic.Uint64
 	lastHit atomic.Int64 // unix nanoseconds
+
+	// sealed: the outer template of an encrypted package, which resolves
+	// the received root's includes; the facts are its inner template's
+	// (xop_enc.go).
+	sealed bool
 }
 
 // slot is a variable part of the message.
