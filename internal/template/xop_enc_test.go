@@ -66,9 +66,9 @@ type encCase struct {
 	root       []byte
 	atts       *memAtts
 	now        time.Time
-	ekCID      string // the EncryptedKey's CipherValue part
-	edCID      string // the EncryptedData's
-	big        string // a part that claims to be over every bound
+	ekCID      string                                          // the EncryptedKey's CipherValue part
+	edCID      string                                          // the EncryptedData's
+	big        string                                          // a part that claims to be over every bound
 	reEncrypt  func(t *testing.T) (root []byte, atts *memAtts) // the same message under another session key
 	otherRecip func(t *testing.T) (root []byte, atts *memAtts) // encrypted for a key the policy does not hold
 }
