@@ -35,6 +35,9 @@ import (
 //     in the package's part order, so that the policy's check of
 //     attachments (an unreferenced or unsigned part) decides alike.
 //
+// A package whose Body is encrypted, its CipherValues in parts, is learned
+// as two templates like an encrypted message: xop_enc.go.
+//
 // SwA packages (SwA Profile 1.1: ds:References to cid: URLs digesting
 // whole parts with their MIME headers, attachments encrypted by a
 // CipherReference) stay on the DOM engine: their root is small and their
