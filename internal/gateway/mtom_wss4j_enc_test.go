@@ -91,6 +91,20 @@ func TestWSS4JEncryptedMTOMTemplateHits(t *testing.T) {
 			require.Equal(t, http.StatusInternalServerError, post(flipIn(t, raw1, ct), ctype1))
 			assert.Equal(t, 2.0, lookups(metrics.LookupHit), "refused on the template path")
 			assert.Len(t, got, 2, "the backend got a rejected package")
+
+			// A ciphertext part sent base64 (Content-Transfer-Encoding) is
+			// refused when the package is read, before either engine
+			// (mime.Read admits binary, 8bit and 7bit, as XOP 1.0 §5 and
+			// MTOM send): both engines only ever read the same octets.
+			at := bytes.Index(raw1, []byte("Content-ID: <"+string(cv[1][1])+">"))
+			require.Positive(t, at)
+			cte := bytes.LastIndex(raw1[:at], []byte("Content-Transfer-Encoding: binary"))
+			require.Positive(t, cte)
+			b64 := bytes.Clone(raw1)
+			copy(b64[cte+len("Content-Transfer-Encoding: "):], "base64")
+			assert.NotEqual(t, http.StatusOK, post(b64, ctype1))
+			assert.Equal(t, 3.0, lookups(metrics.LookupHit)+lookups(metrics.LookupRejected)+lookups(metrics.LookupNoTemplate), "no engine ran")
+			assert.Len(t, got, 2)
 		})
 	}
 }
