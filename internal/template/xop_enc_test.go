@@ -26,16 +26,28 @@ import (
 var (
 	cipherValue   = regexp.MustCompile(`<xenc:CipherValue>([^<]*)</xenc:CipherValue>`)
 	cipherInclude = regexp.MustCompile(`CipherValue[^>]*><xop:Include [^>]*href="cid:([^"]+)"/>`)
+	bstValue      = regexp.MustCompile(`(<wsse:BinarySecurityToken [^>]*>)([^<]+)</wsse:BinarySecurityToken>`)
+	bstInclude    = regexp.MustCompile(`BinarySecurityToken [^>]*><xop:Include [^>]*href="cid:([^"]+)"/>`)
 )
 
-// storeBytesInAttachment moves the octets of every CipherValue of a
-// secured message into a part of an MTOM package (Content-IDs
-// tag-cv-k@example.org), leaving an xop:Include in its place, as WSS4J
-// does with CXF's MTOM on. Sign-then-encrypt: no signature covers a
-// CipherValue, so the signatures hold.
+// storeBytesInAttachment moves the octets of the BinarySecurityToken and
+// of every CipherValue of a secured message into parts of an MTOM package
+// (Content-IDs tag-bst@example.org, tag-cv-k@example.org), leaving an
+// xop:Include in each place, as WSS4J does with CXF's MTOM on.
+// Sign-then-encrypt: no signature covers a CipherValue, and one covering
+// the token would digest its XOP infoset, the same one-line base64.
 func storeBytesInAttachment(t testing.TB, msg []byte, tag string) ([]byte, *memAtts) {
 	t.Helper()
 	atts := &memAtts{parts: map[string]*memPart{}}
+	msg = bstValue.ReplaceAllFunc(msg, func(m []byte) []byte {
+		sub := bstValue.FindSubmatch(m)
+		der, err := wss.DecodeBase64(sub[2])
+		require.NoError(t, err)
+		cid := tag + "-bst@example.org"
+		atts.add(cid, der)
+		return fmt.Appendf(nil, `%s%s%s"/></wsse:BinarySecurityToken>`, sub[1], xopInclude, cid)
+	})
+	require.Len(t, atts.order, 1, "the signer's BinarySecurityToken")
 	k := 0
 	root := cipherValue.ReplaceAllFunc(msg, func(m []byte) []byte {
 		ct, err := wss.DecodeBase64(cipherValue.FindSubmatch(m)[1])
@@ -69,6 +81,7 @@ type encCase struct {
 	ekCID      string                                          // the EncryptedKey's CipherValue part
 	edCID      string                                          // the EncryptedData's
 	big        string                                          // a part that claims to be over every bound
+	bstCID     string                                          // the BinarySecurityToken's
 	reEncrypt  func(t *testing.T) (root []byte, atts *memAtts) // the same message under another session key
 	otherRecip func(t *testing.T) (root []byte, atts *memAtts) // encrypted for a key the policy does not hold
 }
@@ -78,6 +91,9 @@ func (c *encCase) parts(t *testing.T) {
 	m := cipherInclude.FindAllSubmatch(c.root, -1)
 	require.Len(t, m, 2)
 	c.ekCID, c.edCID = string(m[0][1]), string(m[1][1])
+	b := bstInclude.FindSubmatch(c.root)
+	require.NotNil(t, b, "the token in a part")
+	c.bstCID = string(b[1])
 }
 
 func (c *encCase) setPart(cid string, data []byte) {
@@ -217,6 +233,17 @@ func TestEncryptedMTOMAgrees(t *testing.T) {
 			}, metrics.LookupRejected},
 			{"fail/ciphertext part over the bound", func(t *testing.T, c *encCase) {
 				c.big = c.edCID
+			}, metrics.LookupRejected},
+			{"fail/tampered token", func(t *testing.T, c *encCase) {
+				der := bytes.Clone(c.atts.parts[c.bstCID].data)
+				der[len(der)-40] ^= 1
+				c.setPart(c.bstCID, der)
+			}, metrics.LookupHit},
+			{"fail/token part over its bound", func(t *testing.T, c *encCase) {
+				c.setPart(c.bstCID, append(bytes.Clone(c.atts.parts[c.bstCID].data), make([]byte, wss.MaxTokenPart)...))
+			}, metrics.LookupRejected},
+			{"fail/token part is the ciphertext's", func(t *testing.T, c *encCase) {
+				c.root = bytes.Replace(c.root, []byte("cid:"+c.bstCID), []byte("cid:"+c.edCID), 1)
 			}, metrics.LookupRejected},
 			{"fail/unreferenced part", func(t *testing.T, c *encCase) {
 				c.atts.add("extra@example.org", []byte("smuggled"))
