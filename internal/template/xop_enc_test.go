@@ -310,8 +310,9 @@ func removeString(s []string, v string) []string {
 }
 
 // TestEncryptedMTOMKeepsHeader: with keepSecurityHeader the header's
-// parts (the EncryptedKey's CipherValue) go on with the header the
-// backend gets, the Body's ciphertext never does; both engines agree.
+// parts (the EncryptedKey's CipherValue, the token) go on with the header
+// the backend gets, the Body's ciphertext never does; both engines agree,
+// on packages whose payloads differ in length.
 func TestEncryptedMTOMKeepsHeader(t *testing.T) {
 	f := newFixture(t, func(p *config.Policy) { p.KeepSecurityHeader = true }, testOptions())
 	for k, tag := range []string{"a", "b"} {
@@ -326,6 +327,19 @@ func TestEncryptedMTOMKeepsHeader(t *testing.T) {
 		assert.Empty(t, Compare(got, gerr, want, werr, f.policy))
 		assert.Equal(t, []string{c.edCID}, got.Consumed)
 		assert.Equal(t, []string{metrics.LookupNoTemplate, metrics.LookupHit}[k], got.Lookup)
+	}
+	// Another payload length hit: the plaintext's template is the generic
+	// one, the received root's sealed, both a package's.
+	tpls := f.store.Templates()
+	require.Len(t, tpls, 1)
+	outer := tpls[0]
+	assert.True(t, outer.pkg && outer.sealed)
+	for _, s := range outer.steps {
+		if s.dec != nil {
+			assert.True(t, s.dec.cipherPart && s.dec.dataPart, "both CipherValues in parts")
+			assert.True(t, s.dec.inner.pkg && !s.dec.inner.sealed)
+			assert.NotNil(t, s.dec.inner.gbody, "a generic plaintext Body")
+		}
 	}
 }
 
