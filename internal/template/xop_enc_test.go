@@ -3,6 +3,7 @@ package template
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
@@ -359,4 +360,74 @@ func TestEncryptedMTOMPlainTemplateApart(t *testing.T) {
 	res, err = f.engine.ProcessAttachments(root, atts, f.policy, f.now)
 	require.NoError(t, err)
 	assert.Equal(t, metrics.LookupHit, res.Lookup)
+}
+
+// TestEncryptedPackageMutationsAgree is TestPackageMutationsAgree for
+// encrypted packages: 300 seeded random byte mutations of the root and of
+// the parts holding the EncryptedKey's and the EncryptedData's ciphertext
+// and the token, each verdict, fact list and forwarded root compared with
+// the DOM engine's.
+func TestEncryptedPackageMutationsAgree(t *testing.T) {
+	f := newFixture(t, nil, testOptions())
+	rng := rand.New(rand.NewPCG(13, 14))
+	learnRoot, learnAtts := f.encPackage(t, envelope(false, 3, "learn"), "learn", f.gw)
+	_, _, err := verifyPackage(f.engine, f.policy, learnRoot, learnAtts, f.now)
+	require.NoError(t, err)
+	seed, atts := f.encPackage(t, envelope(false, 5, "seed"), "seed", f.gw)
+	hits := 0
+	for i := range 300 {
+		root, a := bytes.Clone(seed), atts.clone()
+		if i%3 == 2 {
+			p := *a.parts[a.order[i%len(a.order)]]
+			p.data = bytes.Clone(p.data)
+			p.data[rng.IntN(len(p.data))] ^= byte(1 + rng.IntN(255))
+			a.parts[p.id] = &p
+		} else {
+			for range 1 + i%4 {
+				root[rng.IntN(len(root))] = byte(rng.IntN(256))
+			}
+		}
+		got, gout, gerr := verifyPackage(f.engine, f.policy, root, a, f.now)
+		want, wout, werr := verifyPackage(f.dom, f.policy, root, a.clone(), f.now)
+		if d := Compare(got, gerr, want, werr, f.policy); d != "" {
+			t.Fatalf("mutation %d: engines disagree: %s (template %v, DOM %v)", i, d, gerr, werr)
+		}
+		if !bytes.Equal(gout, wout) {
+			t.Fatalf("mutation %d: engines forward different bytes", i)
+		}
+		if got != nil && got.Lookup == metrics.LookupHit {
+			hits++
+		}
+	}
+	assert.GreaterOrEqual(t, hits, 100, "the template path decided the changed parts")
+}
+
+// FuzzEncryptedPackageEngines compares the template path with the DOM
+// engine on fuzzed roots and ciphertext parts of an encrypted package
+// whose shape is learned: the same verdict, and for accepted packages the
+// same facts and forwarded root.
+func FuzzEncryptedPackageEngines(f *testing.F) {
+	fx := newFixture(f, nil, testOptions())
+	learnRoot, learnAtts := fx.encPackage(f, envelope(false, 3, "learn"), "learn", fx.gw)
+	if _, _, err := verifyPackage(fx.engine, fx.policy, learnRoot, learnAtts, fx.now); err != nil {
+		f.Fatal(err)
+	}
+	seed, atts := fx.encPackage(f, envelope(false, 4, "seed"), "seed", fx.gw)
+	c := encCase{root: seed}
+	m := cipherInclude.FindAllSubmatch(seed, -1)
+	c.ekCID, c.edCID = string(m[0][1]), string(m[1][1])
+	f.Add(seed, atts.parts[c.ekCID].data, atts.parts[c.edCID].data)
+	f.Fuzz(func(t *testing.T, root, ek, ed []byte) {
+		a := atts.clone()
+		a.parts[c.ekCID] = &memPart{id: c.ekCID, h: a.parts[c.ekCID].h, data: ek}
+		a.parts[c.edCID] = &memPart{id: c.edCID, h: a.parts[c.edCID].h, data: ed}
+		got, gout, gerr := verifyPackage(fx.engine, fx.policy, root, a, fx.now)
+		want, wout, werr := verifyPackage(fx.dom, fx.policy, root, a.clone(), fx.now)
+		if d := Compare(got, gerr, want, werr, fx.policy); d != "" {
+			t.Fatalf("engines disagree: %s (template %v, DOM %v)", d, gerr, werr)
+		}
+		if !bytes.Equal(gout, wout) {
+			t.Fatalf("engines forward different bytes")
+		}
+	})
 }
