@@ -202,7 +202,7 @@ func (s *Store) skipped(reason string) {
 // newTemplate learns the template of a message (a package's root when
 // atts is not nil) the DOM engine accepted at now with facts res.
 func (e *Engine) newTemplate(data []byte, atts wss.Attachments, res *wss.Result, p *wss.Policy, now time.Time) (*Template, error) {
-	t, err := learn(e.scanner, data, res, p, atts != nil)
+	t, err := learn(e.scanner, data, atts, res, p)
 	if err == nil && (len(res.Decrypted) > 0 || t.pkg) {
 		err = e.selfCheck(t, data, atts, res, p, now)
 	}

@@ -51,6 +51,10 @@ type run struct {
 	// fast: the generic Body passed the fast body, its digest is bodySum.
 	fast    bool
 	bodySum []byte
+
+	// ciphered: of an encrypted package's inner run, the part that held
+	// the EncryptedData's ciphertext (xop_enc.go).
+	ciphered []string
 }
 
 func (r *run) val(k int) []byte { s := r.caps[k]; return r.data[s.start:s.end] }
