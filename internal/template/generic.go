@@ -345,7 +345,7 @@ func (r *run) fastBody() bool {
 	var h hash.Hash
 	if ba.ref != nil {
 		var err error
-		if h, err = crypto.NewDigest(ba.ref.digest); err != nil {
+		if h, err = r.digest(ba.ref.digest); err != nil {
 			return false
 		}
 		r.part = r.canon(r.part[:0], ba.pre)
