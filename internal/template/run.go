@@ -2,9 +2,9 @@ package template
 
 import (
 	"bytes"
-	"hash"
 	"crypto/sha256"
 	"crypto/subtle"
+	"hash"
 	"strconv"
 	"time"
 
