@@ -154,7 +154,9 @@ func (e *Engine) applies(data []byte, p *wss.Policy) bool {
 }
 
 func (e *Engine) put(r *run) {
-	r.doc.Reset()
+	if r.scanned { // a fast body hit never gates into doc: nothing to reset
+		r.doc.Reset()
+	}
 	r.fb.data, r.fb.h = nil, nil
 	*r = run{caps: r.caps[:0], buf: r.buf[:0], norm: r.norm[:0], tmp: r.tmp[:0], part: r.part[:0], doc: r.doc, fb: r.fb,
 		cids: r.cids[:0], flipped: r.flipped[:0], bodyInc: r.bodyInc[:0], swaCIDs: r.swaCIDs[:0],

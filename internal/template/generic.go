@@ -231,6 +231,7 @@ func (r *run) generic() *fallback {
 	if n := kib * ba.attrsPerKiB * 5 / 4; cap(d.Attrs) < n {
 		d.Attrs = make([]xmlscan.Attr, 0, n)
 	}
+	r.scanned = true
 	if err := r.e.scanner.Scan(r.data, d); err != nil {
 		return &fallback{"gate"}
 	}

@@ -48,6 +48,7 @@ type run struct {
 	bodyInc []bodyInclude    // the xop:Includes of a generic Body
 	swaCIDs []string         // the parts the template's SwA References name (swa.go)
 	doc     xmlscan.Document // the gated message of a generic Body
+	scanned bool             // doc holds a scan (generic), to be reset
 	fb      fastBody         // the fast body pass
 	// fast: the generic Body passed the fast body, its digest is bodySum.
 	fast    bool
