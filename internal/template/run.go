@@ -35,6 +35,14 @@ type run struct {
 	norm []byte // a slot's canonical form
 	tmp  []byte // scratch for normalization
 	part []byte // a referenced part's canonical form
+	// blk holds the result and what it usually needs (hitBlock); dv is
+	// scratch for decoded DigestValues; h a digest kept for alg hAlg; sum
+	// the SignedInfo digest.
+	blk  *hitBlock
+	sum  [sha256.Size]byte
+	dv   []byte
+	h    hash.Hash
+	hAlg string
 	// shared: res.Algorithms is still the template's own list.
 	shared bool
 	e      *Engine
@@ -53,13 +61,6 @@ type run struct {
 	// fast: the generic Body passed the fast body, its digest is bodySum.
 	fast    bool
 	bodySum []byte
-	// blk holds the result and what it usually needs (hitBlock); dv is
-	// scratch for decoded DigestValues; h a digest kept for alg hAlg.
-	blk  *hitBlock
-	sum  [sha256.Size]byte
-	dv   []byte
-	h    hash.Hash
-	hAlg string
 }
 
 // hitBlock is a hit's result together with what most hits add to it: the
