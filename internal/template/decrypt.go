@@ -268,7 +268,7 @@ func (r *run) decrypt(st *decStep, sigs *int) error {
 	if t != st.inner {
 		return &fallback{"plaintext shape"}
 	}
-	in.t, in.top, in.data, in.p, in.now, in.e, in.res, in.shared = t, r.top, doc, r.p, r.now, r.e, r.res, r.shared
+	in.t, in.top, in.data, in.p, in.now, in.e, in.res, in.shared, in.blk = t, r.top, doc, r.p, r.now, r.e, r.res, r.shared, r.blk
 	defer func() { r.shared = in.shared }()
 	// The plaintext must be exactly where the learned one was: the same
 	// markup around a shifted boundary would be other structure.
