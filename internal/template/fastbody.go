@@ -6,6 +6,7 @@ import (
 	"hash"
 	"unicode/utf8"
 
+	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
@@ -52,17 +53,23 @@ type fastAttr struct {
 	norm                 bool   // value needs attribute-value normalization
 }
 
-// fastOpen is an open element.
+// fastOpen is an open element, small because one is pushed per element:
+// its qualified name and prefix are offsets into the data.
 type fastOpen struct {
-	qname []byte
-	// prefix and space: the element's, in effect in the output after
-	// its start tag (known: not the Body, whose are the context's).
-	prefix, space []byte
-	known         bool
-	scope         int // len(fb.scope) before its declarations
-	rendered      int // len(fb.rendered) before its start tag
-	text          int // raw character data directly inside it
+	// space: the element's namespace, in effect in the output after its
+	// start tag (known: not the Body, whose is the context's).
+	space    []byte
+	qs       int32 // the qualified name is data[qs:qs+qn]
+	qn       int32
+	pn       int32 // the prefix is data[qs:qs+pn]
+	scope    int32 // len(fb.scope) before its declarations
+	rendered int32 // len(fb.rend) before its start tag
+	known    bool
+	text     int // raw character data directly inside it
 }
+
+func (o *fastOpen) qname(data []byte) []byte  { return data[o.qs : o.qs+o.qn] }
+func (o *fastOpen) prefix(data []byte) []byte { return data[o.qs : o.qs+o.pn] }
 
 // fastBody is the state of one pass; runs keep one.
 type fastBody struct {
@@ -85,6 +92,14 @@ type fastBody struct {
 	// onlyLens has bit n set when an ElementOnly local name is n bytes
 	// long (63: longer): most names are rejected without a compare.
 	onlyLens uint64
+
+	// The structural scan (fastbody_scan.go): the content is
+	// data[base:end], nblk 64-byte blocks (the last padded); win holds
+	// the stopText masks of blocks wb..wb+wn-1, then their stopAttr
+	// masks.
+	base, end, nblk int
+	wb, wn          int
+	win             []uint64
 }
 
 const fastFlush = 16 << 10
@@ -95,28 +110,43 @@ const fastFlush = 16 << 10
 func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.Limits, h hash.Hash) bool {
 	fb.data, fb.ctx, fb.lim, fb.h = data, ctx, lim, h
 	fb.out, fb.mark = fb.out[:0], start
+	fb.base, fb.end, fb.nblk, fb.wb, fb.wn = start, end, (end-start+63)/64, 0, 0
 	fb.scope = append(fb.scope[:0], ctx.scope...)
 	fb.rend = append(fb.rend[:0], ctx.rendered...)
-	fb.open = append(fb.open[:0], fastOpen{scope: len(fb.scope), rendered: len(fb.rend)}) // the Body
+	fb.open = append(fb.open[:0], fastOpen{scope: int32(len(fb.scope)), rendered: int32(len(fb.rend))}) // the Body
 	fb.elems, fb.decl, fb.tops = ctx.elements, ctx.nsDecls, 0
 	fb.onlyLens = 0
 	for _, n := range fb.only {
 		fb.onlyLens |= 1 << min(len(n.Local), 63)
 	}
+	if end-start >= 1<<31 {
+		return false // offsets are int32
+	}
 	p := start
-	for p < end {
-		q := p + bytes.IndexByte(data[p:end], '<')
-		if q < p {
-			q = end
-		}
-		if q > p {
-			if !fb.text(p, data[p:q]) {
+	for {
+		// Character data, from stop to stop (fastbody_scan.go).
+		ts := p
+		for {
+			q := fb.nextText(p)
+			if q == end || data[q] == '<' {
+				p = q
+				break
+			}
+			var ok bool
+			if p, ok = fb.textStop(ts, q); !ok {
 				return false
 			}
 		}
-		if q == end {
+		if p > ts {
+			o := &fb.open[len(fb.open)-1]
+			if o.text += p - ts; o.text > fb.lim.MaxTextLen {
+				return false
+			}
+		}
+		if p == end {
 			break
 		}
+		q := p
 		if q+1 >= end {
 			return false
 		}
@@ -176,88 +206,43 @@ func (fb *fastBody) spill() {
 	fb.out = fb.out[:0]
 }
 
-// textSpecial marks the bytes of character data that need a closer look.
-var textSpecial = func() (t [256]bool) {
-	for i := range t {
-		t[i] = i < 0x20 && i != '\t' && i != '\n' || i >= 0x80 || i == '&' || i == '>' || i == '\r'
-	}
-	return t
-}()
-
-// Eight bytes at a time (SWAR): a word none of whose bytes is special is
-// skipped whole; the tests are exact (Hacker's Delight 6-1: "has a byte
-// less than n" is exact for n <= 128, "has a zero byte" always).
-const (
-	lsb8 = 0x0101010101010101
-	msb8 = 0x8080808080808080
-)
-
-func hasZero8(x uint64) uint64         { return (x - lsb8) & ^x & msb8 }
-func hasByte8(x uint64, c byte) uint64 { return hasZero8(x ^ lsb8*uint64(c)) }
-func hasLess8(x uint64, n byte) uint64 { return (x - lsb8*uint64(n)) & ^x & msb8 }
-
-// textPlain8: no byte of x is special in text (textSpecial).
-func textPlain8(x uint64) bool {
-	return (x&msb8 | hasLess8(x, 0x20) | hasByte8(x, '&') | hasByte8(x, '>')) == 0
-}
-
-// attrPlain8: no byte of x is special in an attribute value (attrSpecial).
-func attrPlain8(x uint64) bool {
-	return (x&msb8 | hasLess8(x, 0x20) | hasByte8(x, '&') | hasByte8(x, '<') | hasByte8(x, '"')) == 0
-}
-
-// text canonicalizes a run of character data (no '<' in it) at p.
-func (fb *fastBody) text(p int, v []byte) bool {
-	o := &fb.open[len(fb.open)-1]
-	if o.text += len(v); o.text > fb.lim.MaxTextLen {
-		return false
-	}
-	slow := 0 // up to here, byte by byte: a word there had a special byte
-	for i := 0; i < len(v); {
-		if i >= slow && i+8 <= len(v) {
-			if textPlain8(binary.LittleEndian.Uint64(v[i:])) {
-				i += 8
-				continue
-			}
-			slow = i + 8
+// textStop handles the stopText byte at i (not '<') of the run of
+// character data that started at ts, and returns where the run goes on.
+func (fb *fastBody) textStop(ts, i int) (int, bool) {
+	data := fb.data
+	switch c := data[i]; {
+	case c == '>':
+		if i >= ts+2 && data[i-1] == ']' && data[i-2] == ']' {
+			return 0, false // "]]>" in text: not well-formed
 		}
-		c := v[i]
-		if !textSpecial[c] {
-			i++
-			continue
+		fb.sync(i)
+		fb.out = append(fb.out, "&gt;"...)
+		fb.mark = i + 1
+		fb.flush()
+		return i + 1, true
+	case c == '&':
+		r, n := charRef(data[i:fb.end])
+		if n == 0 {
+			return 0, false
 		}
-		switch {
-		case c == '>':
-			if i >= 2 && v[i-1] == ']' && v[i-2] == ']' {
-				return false // "]]>" in text: not well-formed
-			}
-			fb.sync(p + i)
-			fb.out = append(fb.out, "&gt;"...)
-			i++
-			fb.mark = p + i
-			fb.flush()
-		case c == '&':
-			r, n := charRef(v[i:])
-			if n == 0 {
-				return false
-			}
-			fb.sync(p + i)
-			fb.out = appendTextRune(fb.out, r)
-			i += n
-			fb.mark = p + i
-			fb.flush()
-		case c >= 0x80:
-			// Copied as it is: valid UTF-8 of an XML character.
-			r, n := utf8.DecodeRune(v[i:])
+		fb.sync(i)
+		fb.out = appendTextRune(fb.out, r)
+		fb.mark = i + n
+		fb.flush()
+		return i + n, true
+	case c >= 0x80:
+		// Copied as it is: valid UTF-8 of XML characters. A non-ASCII
+		// run is taken whole, not stop by stop.
+		for i < fb.end && data[i] >= 0x80 {
+			r, n := utf8.DecodeRune(data[i:fb.end])
 			if r == utf8.RuneError || !xmlChar(r) {
-				return false
+				return 0, false
 			}
 			i += n
-		default: // control characters, CR
-			return false
 		}
+		return i, true
 	}
-	return true
+	return 0, false // control characters, CR
 }
 
 // charRef decodes a predefined entity or character reference at the start
@@ -297,39 +282,17 @@ func charRef(v []byte) (rune, int) {
 }
 
 // appendTextRune appends a character of a text node escaped as C14N 1.0
-// §2.3 requires.
+// §2.3 requires (c14n.AppendText: the rule is written once).
 func appendTextRune(dst []byte, r rune) []byte {
-	switch r {
-	case '&':
-		return append(dst, "&amp;"...)
-	case '<':
-		return append(dst, "&lt;"...)
-	case '>':
-		return append(dst, "&gt;"...)
-	case '\r':
-		return append(dst, "&#xD;"...)
-	}
-	return utf8.AppendRune(dst, r)
+	var b [utf8.UTFMax]byte
+	return c14n.AppendText(dst, utf8.AppendRune(b[:0], r))
 }
 
 // appendAttrRune appends a character of an attribute value escaped as
-// C14N 1.0 §2.3 requires.
+// C14N 1.0 §2.3 requires (c14n.AppendAttr).
 func appendAttrRune(dst []byte, r rune) []byte {
-	switch r {
-	case '&':
-		return append(dst, "&amp;"...)
-	case '<':
-		return append(dst, "&lt;"...)
-	case '"':
-		return append(dst, "&quot;"...)
-	case '\t':
-		return append(dst, "&#x9;"...)
-	case '\n':
-		return append(dst, "&#xA;"...)
-	case '\r':
-		return append(dst, "&#xD;"...)
-	}
-	return utf8.AppendRune(dst, r)
+	var b [utf8.UTFMax]byte
+	return c14n.AppendAttr(dst, utf8.AppendRune(b[:0], r))
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -451,14 +414,11 @@ func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 	if ne == p || ne-p > lim.MaxNameLen || !parent.known {
 		return 0, false
 	}
-	qn := data[p:ne]
-	var prefix, local []byte
+	pn := 0
 	if colon >= 0 {
-		prefix, local = data[p:colon], data[colon+1:ne]
-	} else {
-		local = qn
+		pn = colon - p
 	}
-	if !bytes.Equal(parent.prefix, prefix) || string(qn) == "xmlns" {
+	if pn != int(parent.pn) || !eqAt(data, p, int(parent.qs), pn) || ne-p == 5 && string(data[p:ne]) == "xmlns" {
 		return 0, false
 	}
 	var at [simpleAttrs][3]int32 // name start, name end, value end (the closing quote)
@@ -480,21 +440,28 @@ func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 		if ae == as || c >= 0 || ae-as > lim.MaxNameLen || ae+1 >= end || data[ae] != '=' || data[ae+1] != '"' {
 			return 0, false
 		}
-		an := data[as:ae]
-		if string(an) == "xmlns" || string(an) == "Id" || string(an) == "ID" {
-			return 0, false
+		switch an := data[as:ae]; len(an) {
+		case 2:
+			if string(an) == "Id" || string(an) == "ID" {
+				return 0, false
+			}
+		case 5:
+			if string(an) == "xmlns" {
+				return 0, false
+			}
 		}
 		vs := ae + 2
-		ve := vs + bytes.IndexByte(data[vs:end], '"')
-		if ve < vs || ve-vs > lim.MaxAttrValueLen || !plainValue(data[vs:ve]) {
+		// The value ends at the first stopAttr byte when it is plain.
+		ve := fb.nextAttr(vs)
+		if ve >= end || data[ve] != '"' || ve-vs > lim.MaxAttrValueLen {
 			return 0, false
 		}
 		for k := range n {
-			b := data[at[k][0]:at[k][1]]
-			if bytes.Equal(b, an) {
+			c := cmpAt(data, int(at[k][0]), int(at[k][1]), as, ae)
+			if c == 0 {
 				return 0, false
 			}
-			if k == n-1 && bytes.Compare(b, an) > 0 {
+			if k == n-1 && c > 0 {
 				sorted = false
 			}
 		}
@@ -505,6 +472,10 @@ func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 	empty := data[p] == '/'
 	if empty && (p+1 >= end || data[p+1] != '>') {
 		return 0, false
+	}
+	local := data[q+1 : ne]
+	if pn > 0 {
+		local = data[q+2+pn : ne]
 	}
 	if n > lim.MaxAttrs || fb.elementOnly(parent.space, local) {
 		return 0, false
@@ -526,17 +497,17 @@ func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 	if !sorted {
 		// C14N 1.0 §2.2: unqualified attributes by local name.
 		for x := 1; x < n; x++ {
-			for y := x; y > 0 && bytes.Compare(data[at[y][0]:at[y][1]], data[at[y-1][0]:at[y-1][1]]) < 0; y-- {
+			for y := x; y > 0 && cmpAt(data, int(at[y][0]), int(at[y][1]), int(at[y-1][0]), int(at[y-1][1])) < 0; y-- {
 				at[y], at[y-1] = at[y-1], at[y]
 			}
 		}
 		fb.sync(q)
-		fb.out = append(fb.out, data[q:ne]...)
+		out := append(fb.out, data[q:ne]...)
 		for k := range n {
-			fb.out = append(fb.out, ' ')
-			fb.out = append(fb.out, data[at[k][0]:at[k][2]+1]...)
+			out = append(out, ' ')
+			out = append(out, data[at[k][0]:at[k][2]+1]...)
 		}
-		fb.out = append(fb.out, '>')
+		fb.out = append(out, '>')
 		fb.mark = p
 	} else if empty {
 		fb.sync(tagEnd)
@@ -544,30 +515,42 @@ func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 		fb.mark = p
 	}
 	if empty {
-		fb.out = append(append(append(fb.out, "</"...), qn...), '>')
+		fb.out = append(append(append(fb.out, "</"...), data[q+1:ne]...), '>')
 	} else {
-		fb.open = append(fb.open, fastOpen{qname: qn, prefix: prefix, space: parent.space, known: true,
-			scope: len(fb.scope), rendered: len(fb.rend)})
+		fb.open = append(fb.open, fastOpen{space: parent.space, qs: int32(q + 1), qn: int32(ne - q - 1), pn: int32(pn),
+			known: true, scope: int32(len(fb.scope)), rendered: int32(len(fb.rend))})
 	}
 	fb.flush()
 	return p, true
 }
 
-// plainValue: no byte of v needs a closer look in an attribute value
-// (attrSpecial).
-func plainValue(v []byte) bool {
-	i := 0
-	for ; i+8 <= len(v); i += 8 {
-		if !attrPlain8(binary.LittleEndian.Uint64(v[i:])) {
-			return false
-		}
+// eqAt reports whether data[i:i+n] and data[j:j+n] are equal; the short
+// names of tags are compared in one word, without a call.
+func eqAt(data []byte, i, j, n int) bool {
+	if n <= 8 && i+8 <= len(data) && j+8 <= len(data) {
+		x := binary.LittleEndian.Uint64(data[i:]) ^ binary.LittleEndian.Uint64(data[j:])
+		return x<<(64-8*uint(n)) == 0
 	}
-	for ; i < len(v); i++ {
-		if attrSpecial[v[i]] {
-			return false
+	return string(data[i:i+n]) == string(data[j:j+n])
+}
+
+// cmpAt compares data[as:ae] and data[bs:be] as bytes.Compare does. Names
+// of at most 8 bytes are compared as big-endian words with their bytes
+// beyond the name cleared: no name byte is zero, so that is their order.
+func cmpAt(data []byte, as, ae, bs, be int) int {
+	na, nb := ae-as, be-bs
+	if na <= 8 && nb <= 8 && as+8 <= len(data) && bs+8 <= len(data) {
+		x := binary.BigEndian.Uint64(data[as:]) >> (64 - 8*uint(na)) << (64 - 8*uint(na))
+		y := binary.BigEndian.Uint64(data[bs:]) >> (64 - 8*uint(nb)) << (64 - 8*uint(nb))
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
 		}
+		return 0
 	}
-	return true
+	return bytes.Compare(data[as:ae], data[bs:be])
 }
 
 // startTag handles the start tag at q.
@@ -636,12 +619,12 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 	if fb.decl += len(fb.decls); fb.decl > lim.MaxNSDecls {
 		return 0, false
 	}
-	o := fastOpen{qname: qn, scope: len(fb.scope), rendered: len(fb.rend), prefix: prefix, known: true}
+	o := fastOpen{qs: int32(q + 1), qn: int32(len(qn)), pn: int32(len(prefix)), scope: int32(len(fb.scope)), rendered: int32(len(fb.rend)), known: true}
 	parent := &fb.open[len(fb.open)-1]
 	// inherited: same prefix as the parent and no declaration here, so
 	// the same namespace, already in effect in the output (the parent's
 	// start tag made it so): most elements of a payload.
-	inherited := len(fb.decls) == 0 && parent.known && bytes.Equal(parent.prefix, prefix)
+	inherited := len(fb.decls) == 0 && parent.known && bytes.Equal(parent.prefix(data), prefix)
 	var space []byte
 	if inherited {
 		space = parent.space
@@ -772,16 +755,6 @@ func (fb *fastBody) elementOnly(space, local []byte) bool {
 	return false
 }
 
-// attrSpecial marks the bytes of an attribute value that need a closer
-// look: references, markup, white space that normalization changes,
-// control characters and non-ASCII.
-var attrSpecial = func() (t [256]bool) {
-	for i := range t {
-		t[i] = i < 0x20 || i >= 0x80 || i == '&' || i == '<' || i == '"'
-	}
-	return t
-}()
-
 // attribute scans name S? '=' S? quoted-value at p; tight: written
 // name="value".
 func (fb *fastBody) attribute(p, end int) (next int, tight, ok bool) {
@@ -811,31 +784,19 @@ func (fb *fastBody) attribute(p, end int) (next int, tight, ok bool) {
 		return 0, false, false
 	}
 	a.value = data[vs:ve]
-	slow := 0
-	for i := 0; i < len(a.value); {
-		if i >= slow && i+8 <= len(a.value) {
-			if attrPlain8(binary.LittleEndian.Uint64(a.value[i:])) {
-				i += 8
-				continue
-			}
-			slow = i + 8
-		}
-		c := a.value[i]
-		if !attrSpecial[c] {
-			i++
-			continue
-		}
-		switch {
+	// From stopAttr byte to stopAttr byte (fastbody_scan.go).
+	for i := fb.nextAttr(vs); i < ve; i = fb.nextAttr(i) {
+		switch c := data[i]; {
 		case c == '<':
 			return 0, false, false
 		case c == '&':
-			_, n := charRef(a.value[i:])
+			_, n := charRef(data[i:ve])
 			if n == 0 {
 				return 0, false, false
 			}
 			i += n
 		case c >= 0x80:
-			r, n := utf8.DecodeRune(a.value[i:])
+			r, n := utf8.DecodeRune(data[i:ve])
 			if r == utf8.RuneError || !xmlChar(r) {
 				return 0, false, false
 			}
@@ -905,31 +866,30 @@ func relativeURI(uri []byte) bool {
 
 // attrValue appends an attribute value normalized (XML 1.0 §3.3.3, CDATA
 // type: references replaced, each white space character a space) and
-// escaped (C14N 1.0 §2.3).
+// escaped (C14N 1.0 §2.3, c14n.AppendAttr).
 func (fb *fastBody) attrValue(out []byte, a *fastAttr) []byte {
 	if !a.norm {
 		return append(out, a.value...)
 	}
 	v := a.value
+	run := 0 // v[run:i] is copied as c14n escapes it
 	for i := 0; i < len(v); {
-		c := v[i]
-		switch c {
+		switch v[i] {
 		case '&':
+			out = c14n.AppendAttr(out, v[run:i])
 			r, n := charRef(v[i:])
 			out = appendAttrRune(out, r)
 			i += n
+			run = i
 		case '\t', '\n', '\r':
-			out = append(out, ' ')
+			out = append(c14n.AppendAttr(out, v[run:i]), ' ')
 			i++
-		case '"':
-			out = append(out, "&quot;"...)
-			i++
+			run = i
 		default:
-			out = append(out, c)
 			i++
 		}
 	}
-	return out
+	return c14n.AppendAttr(out, v[run:])
 }
 
 // endTag handles the end tag at q.
@@ -940,18 +900,21 @@ func (fb *fastBody) endTag(q, end int) (int, bool) {
 	}
 	o := &fb.open[len(fb.open)-1]
 	p := q + 2
-	if p+len(o.qname) > end || !bytes.Equal(data[p:p+len(o.qname)], o.qname) {
+	n := p + int(o.qn)
+	if n > end || !eqAt(data, p, int(o.qs), int(o.qn)) {
 		return 0, false
 	}
-	n := p + len(o.qname)
-	p = skipS(data, n, end)
+	p = n
+	if p < end && data[p] != '>' {
+		p = skipS(data, n, end)
+	}
 	if p >= end || data[p] != '>' {
 		return 0, false
 	}
 	if p > n {
 		// White space before '>': the canonical end tag has none.
 		fb.sync(q)
-		fb.out = append(append(append(fb.out, "</"...), o.qname...), '>')
+		fb.out = append(append(append(fb.out, "</"...), o.qname(data)...), '>')
 		fb.mark = p + 1
 		fb.flush()
 	}

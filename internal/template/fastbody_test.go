@@ -214,23 +214,44 @@ func BenchmarkFastBody(b *testing.B) {
 	}
 }
 
-// TestPlain8 checks the word tests against the byte tables on every byte
-// in every position.
-func TestPlain8(t *testing.T) {
+// TestScanBlocks checks the block scan (AVX2 where the CPU has it)
+// against stopClass on every byte in every position of a block, and a
+// window's padded last block.
+func TestScanBlocks(t *testing.T) {
 	for c := range 256 {
-		for k := range 8 {
-			w := [8]byte{'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'}
-			w[k] = byte(c)
-			x := uint64(0)
-			for j := 7; j >= 0; j-- {
-				x = x<<8 | uint64(w[j])
+		for k := range 64 {
+			var blk [128]byte
+			for i := range blk {
+				blk[i] = 'a' + byte(i%26)
 			}
-			if got, want := textPlain8(x), !textSpecial[c] && c >= 0x20; got != want {
-				t.Errorf("fail/text byte %#x at %d: textPlain8 %v, want %v", c, k, got, want)
-			}
-			if got, want := attrPlain8(x), !attrSpecial[c]; got != want {
-				t.Errorf("fail/attr byte %#x at %d: attrPlain8 %v, want %v", c, k, got, want)
-			}
+			blk[k], blk[127-k] = byte(c), byte(c)
+			checkScan(t, blk[:])
+		}
+	}
+}
+
+// FuzzScanBlocks: the block scan agrees with stopClass on any bytes.
+func FuzzScanBlocks(f *testing.F) {
+	f.Add([]byte("<a b=\"1\">x&amp;y\r\n\t\x00\x7f\x80\xff'\"></a>"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkScan(t, b[:len(b)&^63])
+	})
+}
+
+func checkScan(t *testing.T, src []byte) {
+	t.Helper()
+	n := len(src) / 64
+	tm, am := make([]uint64, n), make([]uint64, n)
+	scanBlocks(src, tm, am)
+	gt, ga := make([]uint64, n), make([]uint64, n)
+	scanBlocksGeneric(src, gt, ga)
+	for i, c := range src {
+		if gt[i/64] != tm[i/64] || ga[i/64] != am[i/64] {
+			t.Fatalf("fail/block %d: scanBlocks %#x %#x, scanBlocksGeneric %#x %#x", i/64, tm[i/64], am[i/64], gt[i/64], ga[i/64])
+		}
+		gotT, gotA := tm[i/64]>>(i%64)&1 == 1, am[i/64]>>(i%64)&1 == 1
+		if wantT, wantA := stopClass[c]&stopText != 0, stopClass[c]&stopAttr != 0; gotT != wantT || gotA != wantA {
+			t.Fatalf("fail/byte %#x at %d: text %v attr %v, want %v %v", c, i, gotT, gotA, wantT, wantA)
 		}
 	}
 }
