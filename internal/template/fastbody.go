@@ -56,16 +56,17 @@ type fastAttr struct {
 // fastOpen is an open element, small because one is pushed per element:
 // its qualified name and prefix are offsets into the data.
 type fastOpen struct {
-	// space: the element's namespace, in effect in the output after its
-	// start tag (known: not the Body, whose is the context's).
-	space    []byte
+	// space: the element's namespace, fb.spaces[space], in effect in
+	// the output after its start tag (known: not the Body, whose is the
+	// context's).
+	space    int32
 	qs       int32 // the qualified name is data[qs:qs+qn]
 	qn       int32
 	pn       int32 // the prefix is data[qs:qs+pn]
 	scope    int32 // len(fb.scope) before its declarations
 	rendered int32 // len(fb.rend) before its start tag
+	text     int32 // raw character data directly inside it
 	known    bool
-	text     int // raw character data directly inside it
 }
 
 func (o *fastOpen) qname(data []byte) []byte  { return data[o.qs : o.qs+o.qn] }
@@ -99,7 +100,10 @@ type fastBody struct {
 	// masks.
 	base, end, nblk int
 	wb, wn          int
-	win             []uint64
+	lo, wlen        int // the window is data[lo:lo+wlen]
+	win             *[2 * scanWin]uint64
+	shapes          []tagShape // by depth: the last start tag simpleTag checked
+	spaces          [][]byte   // the namespaces of open elements
 }
 
 const fastFlush = 16 << 10
@@ -110,12 +114,14 @@ const fastFlush = 16 << 10
 func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.Limits, h hash.Hash) bool {
 	fb.data, fb.ctx, fb.lim, fb.h = data, ctx, lim, h
 	fb.out, fb.mark = fb.out[:0], start
-	fb.base, fb.end, fb.nblk, fb.wb, fb.wn = start, end, (end-start+63)/64, 0, 0
+	fb.base, fb.end, fb.nblk, fb.wb, fb.wn, fb.lo, fb.wlen = start, end, (end-start+63)/64, 0, 0, start, 0
 	fb.scope = append(fb.scope[:0], ctx.scope...)
 	fb.rend = append(fb.rend[:0], ctx.rendered...)
 	fb.open = append(fb.open[:0], fastOpen{scope: int32(len(fb.scope)), rendered: int32(len(fb.rend))}) // the Body
 	fb.elems, fb.decl, fb.tops = ctx.elements, ctx.nsDecls, 0
 	fb.onlyLens = 0
+	fb.shapes = fb.shapes[:0] // offsets into the last data
+	fb.spaces = fb.spaces[:0]
 	for _, n := range fb.only {
 		fb.onlyLens |= 1 << min(len(n.Local), 63)
 	}
@@ -124,22 +130,25 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 	}
 	p := start
 	for {
-		// Character data, from stop to stop (fastbody_scan.go).
+		// Character data, from stop to stop (fastbody_scan.go); most
+		// tags follow a tag.
 		ts := p
-		for {
-			q := fb.nextText(p)
+		for p == end || data[p] != '<' {
+			q, ok := fb.peek(p, 0)
+			if !ok {
+				q = fb.next(p, 0)
+			}
 			if q == end || data[q] == '<' {
 				p = q
 				break
 			}
-			var ok bool
 			if p, ok = fb.textStop(ts, q); !ok {
 				return false
 			}
 		}
 		if p > ts {
 			o := &fb.open[len(fb.open)-1]
-			if o.text += p - ts; o.text > fb.lim.MaxTextLen {
+			if o.text += int32(p - ts); int(o.text) > fb.lim.MaxTextLen {
 				return false
 			}
 		}
@@ -188,17 +197,23 @@ func (fb *fastBody) flush() {
 // form shares with the input (most of it) is never copied piece by
 // piece, and a long run goes to the hash without a copy.
 func (fb *fastBody) sync(x int) {
+	if x-fb.mark >= fastFlush || fb.h == nil {
+		fb.syncLong(x)
+		return
+	}
+	fb.out = append(fb.out, fb.data[fb.mark:x]...)
+	fb.mark = x
+}
+
+func (fb *fastBody) syncLong(x int) {
 	if fb.h != nil && x > fb.mark {
-		if x-fb.mark >= fastFlush {
-			fb.spill()
-			fb.h.Write(fb.data[fb.mark:x])
-		} else {
-			fb.out = append(fb.out, fb.data[fb.mark:x]...)
-		}
+		fb.spill()
+		fb.h.Write(fb.data[fb.mark:x])
 	}
 	fb.mark = x
 }
 
+//go:noinline
 func (fb *fastBody) spill() {
 	if fb.h != nil {
 		fb.h.Write(fb.out)
@@ -409,9 +424,18 @@ const simpleAttrs = 8
 func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 	data, lim := fb.data, fb.lim
 	parent := &fb.open[len(fb.open)-1]
+	if !parent.known {
+		return 0, false
+	}
+	var at [simpleAttrs][2]int32 // attribute start (its name), value end (the closing quote)
+	if s := fb.shapeAt(q, parent); s != nil {
+		if p := fb.shapeAttrs(q, end, s, &at); p != 0 {
+			return fb.simpleDone(q, q+1+int(s.qn), p, &at, int(s.n), s.sorted, &s.perm, parent)
+		}
+	}
 	p := q + 1
 	ne, colon := name(data, p, end)
-	if ne == p || ne-p > lim.MaxNameLen || !parent.known {
+	if ne == p || ne-p > lim.MaxNameLen {
 		return 0, false
 	}
 	pn := 0
@@ -421,7 +445,7 @@ func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 	if pn != int(parent.pn) || !eqAt(data, p, int(parent.qs), pn) || ne-p == 5 && string(data[p:ne]) == "xmlns" {
 		return 0, false
 	}
-	var at [simpleAttrs][3]int32 // name start, name end, value end (the closing quote)
+	var names [simpleAttrs]int32 // attribute name ends
 	n := 0
 	sorted := true
 	p = ne
@@ -452,12 +476,15 @@ func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 		}
 		vs := ae + 2
 		// The value ends at the first stopAttr byte when it is plain.
-		ve := fb.nextAttr(vs)
+		ve, ok := fb.peek(vs, scanWin)
+		if !ok {
+			ve = fb.next(vs, scanWin)
+		}
 		if ve >= end || data[ve] != '"' || ve-vs > lim.MaxAttrValueLen {
 			return 0, false
 		}
 		for k := range n {
-			c := cmpAt(data, int(at[k][0]), int(at[k][1]), as, ae)
+			c := cmpAt(data, int(at[k][0]), int(names[k]), as, ae)
 			if c == 0 {
 				return 0, false
 			}
@@ -465,29 +492,123 @@ func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 				sorted = false
 			}
 		}
-		at[n] = [3]int32{int32(as), int32(ae), int32(ve)}
+		at[n], names[n] = [2]int32{int32(as), int32(ve)}, int32(ae)
 		n++
 		p = ve + 1
 	}
-	empty := data[p] == '/'
-	if empty && (p+1 >= end || data[p+1] != '>') {
+	if data[p] == '/' && (p+1 >= end || data[p+1] != '>') {
 		return 0, false
 	}
 	local := data[q+1 : ne]
 	if pn > 0 {
 		local = data[q+2+pn : ne]
 	}
-	if n > lim.MaxAttrs || fb.elementOnly(parent.space, local) {
+	if n > lim.MaxAttrs || fb.elementOnly(fb.spaces[parent.space], local) {
 		return 0, false
 	}
+	// Checked: remember the shape for the next sibling of its kind.
+	s := fb.shape(len(fb.open))
+	*s = tagShape{ok: true, qs: int32(q + 1), qn: int32(ne - q - 1), pn: int32(pn), n: int32(n), sorted: sorted, space: parent.space}
+	for k := range n {
+		s.names[k] = [2]int32{at[k][0], names[k]}
+		s.perm[k] = uint8(k)
+	}
+	if !sorted {
+		// C14N 1.0 §2.2: unqualified attributes by local name.
+		for x := 1; x < n; x++ {
+			for y := x; y > 0; y-- {
+				a, b := s.names[s.perm[y]], s.names[s.perm[y-1]]
+				if cmpAt(data, int(a[0]), int(a[1]), int(b[0]), int(b[1])) >= 0 {
+					break
+				}
+				s.perm[y], s.perm[y-1] = s.perm[y-1], s.perm[y]
+			}
+		}
+	}
+	return fb.simpleDone(q, ne, p, &at, n, sorted, &s.perm, parent)
+}
+
+// tagShape is a start tag simpleTag checked: the next start tag at its
+// depth with the same name and attribute names, in the same order, under
+// a parent of the same prefix and namespace (a list's next item, most
+// often) passes the same checks and sorts the same way, so only its
+// attribute values need a look.
+type tagShape struct {
+	ok         bool
+	sorted     bool
+	qs, qn, pn int32                 // name and prefix: data[qs:qs+qn], data[qs:qs+pn]
+	n          int32                 // attributes
+	names      [simpleAttrs][2]int32 // attribute name starts and ends
+	perm       [simpleAttrs]uint8    // canonical order: perm[k] is the k-th attribute
+	space      int32                 // the parent's namespace
+}
+
+// shape is the shape slot of depth d.
+func (fb *fastBody) shape(d int) *tagShape {
+	for len(fb.shapes) <= d {
+		fb.shapes = append(fb.shapes, tagShape{})
+	}
+	return &fb.shapes[d]
+}
+
+// shapeAt is the shape of the start tag at q's depth when the tag has its
+// name and its parent the shape's prefix and namespace, else nil.
+func (fb *fastBody) shapeAt(q int, parent *fastOpen) *tagShape {
+	d := len(fb.open)
+	if d >= len(fb.shapes) {
+		return nil
+	}
+	s := &fb.shapes[d]
+	if !s.ok || s.pn != parent.pn || s.space != parent.space || !eqAt(fb.data, q+1, int(s.qs), int(s.qn)) ||
+		s.pn > 0 && !eqAt(fb.data, int(parent.qs), int(s.qs), int(s.pn)) {
+		return nil
+	}
+	return s
+}
+
+// shapeAttrs matches the attributes of the start tag at q against s and
+// finds their plain values; it returns where the tag's end ('>' or "/>")
+// is, or 0 when the tag is not of the shape.
+func (fb *fastBody) shapeAttrs(q, end int, s *tagShape, at *[simpleAttrs][2]int32) int {
+	data := fb.data
+	p := q + 1 + int(s.qn)
+	for k := range int(s.n) {
+		as, nl := int(s.names[k][0]), int(s.names[k][1]-s.names[k][0])
+		// ` name="`, the name compared with the shape's.
+		if p+nl+3 >= end || data[p] != ' ' || !eqAt(data, p+1, as, nl) || data[p+1+nl] != '=' || data[p+2+nl] != '"' {
+			return 0
+		}
+		vs := p + nl + 3
+		ve, ok := fb.peek(vs, scanWin)
+		if !ok {
+			ve = fb.next(vs, scanWin)
+		}
+		if ve >= end || data[ve] != '"' || ve-vs > fb.lim.MaxAttrValueLen {
+			return 0
+		}
+		at[k] = [2]int32{int32(p + 1), int32(ve)}
+		p = ve + 1
+	}
+	if p >= end || data[p] != '>' && (data[p] != '/' || p+1 >= end || data[p+1] != '>') {
+		return 0
+	}
+	return p
+}
+
+// simpleDone completes a start tag simpleTag checked, its name ending at
+// ne and its end ('>' or "/>") at p: the limits on the element count and
+// depth, the canonical start tag (attributes in perm's order unless
+// sorted) and the open element.
+func (fb *fastBody) simpleDone(q, ne, p int, at *[simpleAttrs][2]int32, n int, sorted bool, perm *[simpleAttrs]uint8, parent *fastOpen) (int, bool) {
+	data, lim := fb.data, fb.lim
 	if fb.elems+1 > lim.MaxElements || fb.ctx.depth+len(fb.open) > lim.MaxDepth {
 		return 0, false
 	}
-	// Handled.
 	fb.elems++
 	if len(fb.open) == 1 {
 		fb.tops++
 	}
+	empty := data[p] == '/'
 	tagEnd := p // the '>' or the '/' of "/>"
 	if empty {
 		p += 2
@@ -495,17 +616,12 @@ func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 		p++
 	}
 	if !sorted {
-		// C14N 1.0 §2.2: unqualified attributes by local name.
-		for x := 1; x < n; x++ {
-			for y := x; y > 0 && cmpAt(data, int(at[y][0]), int(at[y][1]), int(at[y-1][0]), int(at[y-1][1])) < 0; y-- {
-				at[y], at[y-1] = at[y-1], at[y]
-			}
-		}
 		fb.sync(q)
 		out := append(fb.out, data[q:ne]...)
 		for k := range n {
+			a := at[perm[k]]
 			out = append(out, ' ')
-			out = append(out, data[at[k][0]:at[k][2]+1]...)
+			out = append(out, data[a[0]:a[1]+1]...)
 		}
 		fb.out = append(out, '>')
 		fb.mark = p
@@ -517,8 +633,12 @@ func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 	if empty {
 		fb.out = append(append(append(fb.out, "</"...), data[q+1:ne]...), '>')
 	} else {
-		fb.open = append(fb.open, fastOpen{space: parent.space, qs: int32(q + 1), qn: int32(ne - q - 1), pn: int32(pn),
-			known: true, scope: int32(len(fb.scope)), rendered: int32(len(fb.rend))})
+		// Written in place: a record built aside and copied in stalls
+		// on store forwarding.
+		fb.open = append(fb.open, fastOpen{})
+		o := &fb.open[len(fb.open)-1]
+		o.space, o.qs, o.qn, o.pn = parent.space, int32(q+1), int32(ne-q-1), parent.pn
+		o.known, o.scope, o.rendered = true, int32(len(fb.scope)), int32(len(fb.rend))
 	}
 	fb.flush()
 	return p, true
@@ -627,7 +747,7 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 	inherited := len(fb.decls) == 0 && parent.known && bytes.Equal(parent.prefix(data), prefix)
 	var space []byte
 	if inherited {
-		space = parent.space
+		space = fb.spaces[parent.space]
 	} else {
 		fb.scope = append(fb.scope, fb.decls...)
 		var ok bool
@@ -635,7 +755,12 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 			return 0, false
 		}
 	}
-	o.space = space
+	if inherited {
+		o.space = parent.space
+	} else {
+		o.space = int32(len(fb.spaces))
+		fb.spaces = append(fb.spaces, space)
+	}
 	if fb.elementOnly(space, local) {
 		return 0, false
 	}

@@ -62,7 +62,7 @@ func (fb *fastBody) refill(b int) bool {
 		return false
 	}
 	if fb.win == nil {
-		fb.win = make([]uint64, 2*scanWin)
+		fb.win = new([2 * scanWin]uint64)
 	}
 	n := min(scanWin, fb.nblk-b)
 	full := n
@@ -82,17 +82,41 @@ func (fb *fastBody) refill(b int) bool {
 		scanBlocks(pad[:], tm[full:n], am[full:n])
 	}
 	fb.wb, fb.wn = b, n
+	fb.lo, fb.wlen = fb.base+b*64, n*64
 	return true
 }
 
 // nextText is the offset of the first stopText byte at or after p, or
 // the end of the content.
-func (fb *fastBody) nextText(p int) int { return fb.next(p, 0) }
+func (fb *fastBody) nextText(p int) int {
+	if q, ok := fb.peek(p, 0); ok {
+		return q
+	}
+	return fb.next(p, 0)
+}
 
 // nextAttr is the offset of the first stopAttr byte at or after p, or
 // the end of the content.
-func (fb *fastBody) nextAttr(p int) int { return fb.next(p, scanWin) }
+func (fb *fastBody) nextAttr(p int) int {
+	if q, ok := fb.peek(p, scanWin); ok {
+		return q
+	}
+	return fb.next(p, scanWin)
+}
 
+// peek is next within p's block of the window, small enough to inline
+// where nextText and nextAttr are not: false, look further with next.
+func (fb *fastBody) peek(p, which int) (int, bool) {
+	if k := uint(p - fb.lo); k < uint(fb.wlen) {
+		if m := fb.win[which+int(k>>6&(scanWin-1))] >> (k & 63); m != 0 {
+			return p + bits.TrailingZeros64(m), true
+		}
+	}
+	return 0, false
+}
+
+// next is nextText (which 0) and nextAttr (which scanWin) past the
+// current block.
 func (fb *fastBody) next(p, which int) int {
 	for {
 		off := p - fb.base
