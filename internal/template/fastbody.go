@@ -66,7 +66,10 @@ type fastOpen struct {
 	scope    int32 // len(fb.scope) before its declarations
 	rendered int32 // len(fb.rend) before its start tag
 	text     int32 // raw character data directly inside it
-	known    bool
+	// kind: elements of one kind have the same prefix and namespace
+	// (simpleTag's children inherit their parent's); 0 is the Body's.
+	kind  int32
+	known bool
 }
 
 func (o *fastOpen) qname(data []byte) []byte  { return data[o.qs : o.qs+o.qn] }
@@ -104,6 +107,7 @@ type fastBody struct {
 	win             *[2 * scanWin]uint64
 	shapes          []tagShape // by depth: the last start tag simpleTag checked
 	spaces          [][]byte   // the namespaces of open elements
+	kinds           int32      // fastOpen.kind given out
 }
 
 const fastFlush = 16 << 10
@@ -121,7 +125,7 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 	fb.elems, fb.decl, fb.tops = ctx.elements, ctx.nsDecls, 0
 	fb.onlyLens = 0
 	fb.shapes = fb.shapes[:0] // offsets into the last data
-	fb.spaces = fb.spaces[:0]
+	fb.spaces, fb.kinds = fb.spaces[:0], 0
 	for _, n := range fb.only {
 		fb.onlyLens |= 1 << min(len(n.Local), 63)
 	}
@@ -508,10 +512,13 @@ func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 	}
 	// Checked: remember the shape for the next sibling of its kind.
 	s := fb.shape(len(fb.open))
-	*s = tagShape{ok: true, qs: int32(q + 1), qn: int32(ne - q - 1), pn: int32(pn), n: int32(n), sorted: sorted, space: parent.space}
+	*s = tagShape{kind: parent.kind, qs: int32(q + 1), qn: int32(ne - q - 1), n: int32(n), sorted: sorted}
+	s.qm, s.qw = wordOf(data, q+1, ne-q-1)
 	for k := range n {
 		s.names[k] = [2]int32{at[k][0], names[k]}
 		s.perm[k] = uint8(k)
+		// ` name="`
+		s.am[k], s.aw[k] = wordOf(data, int(at[k][0])-1, int(names[k]-at[k][0])+3)
 	}
 	if !sorted {
 		// C14N 1.0 §2.2: unqualified attributes by local name.
@@ -530,17 +537,29 @@ func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 
 // tagShape is a start tag simpleTag checked: the next start tag at its
 // depth with the same name and attribute names, in the same order, under
-// a parent of the same prefix and namespace (a list's next item, most
-// often) passes the same checks and sorts the same way, so only its
-// attribute values need a look.
+// a parent of the same kind (same prefix and namespace) passes the same
+// checks and sorts the same way, so only its attribute values need a
+// look (a list's next item, most often).
 type tagShape struct {
-	ok         bool
-	sorted     bool
-	qs, qn, pn int32                 // name and prefix: data[qs:qs+qn], data[qs:qs+pn]
-	n          int32                 // attributes
-	names      [simpleAttrs][2]int32 // attribute name starts and ends
-	perm       [simpleAttrs]uint8    // canonical order: perm[k] is the k-th attribute
-	space      int32                 // the parent's namespace
+	kind   int32 // the parent's; 0: no shape
+	sorted bool
+	qs, qn int32                 // the name: data[qs:qs+qn]
+	qm, qw uint64                // its first bytes as a word, and which (wordOf)
+	n      int32                 // attributes
+	names  [simpleAttrs][2]int32 // attribute name starts and ends
+	am, aw [simpleAttrs]uint64   // ` name="` as words (wordOf)
+	perm   [simpleAttrs]uint8    // canonical order: perm[k] is the k-th attribute
+}
+
+// wordOf is data[i:i+n] as a little-endian word and its mask, for a
+// compare in one load; a zero mask when it is longer than a word or too
+// close to the end of data.
+func wordOf(data []byte, i, n int) (mask, word uint64) {
+	if n > 8 || i+8 > len(data) {
+		return 0, 0
+	}
+	mask = ^uint64(0) >> (64 - 8*uint(n))
+	return mask, binary.LittleEndian.Uint64(data[i:]) & mask
 }
 
 // shape is the shape slot of depth d.
@@ -552,15 +571,21 @@ func (fb *fastBody) shape(d int) *tagShape {
 }
 
 // shapeAt is the shape of the start tag at q's depth when the tag has its
-// name and its parent the shape's prefix and namespace, else nil.
+// name and its parent its kind, else nil.
 func (fb *fastBody) shapeAt(q int, parent *fastOpen) *tagShape {
 	d := len(fb.open)
 	if d >= len(fb.shapes) {
 		return nil
 	}
 	s := &fb.shapes[d]
-	if !s.ok || s.pn != parent.pn || s.space != parent.space || !eqAt(fb.data, q+1, int(s.qs), int(s.qn)) ||
-		s.pn > 0 && !eqAt(fb.data, int(parent.qs), int(s.qs), int(s.pn)) {
+	if s.kind != parent.kind || s.kind == 0 {
+		return nil
+	}
+	if s.qm != 0 && q+9 <= len(fb.data) {
+		if binary.LittleEndian.Uint64(fb.data[q+1:])&s.qm != s.qw {
+			return nil
+		}
+	} else if !eqAt(fb.data, q+1, int(s.qs), int(s.qn)) {
 		return nil
 	}
 	return s
@@ -575,7 +600,14 @@ func (fb *fastBody) shapeAttrs(q, end int, s *tagShape, at *[simpleAttrs][2]int3
 	for k := range int(s.n) {
 		as, nl := int(s.names[k][0]), int(s.names[k][1]-s.names[k][0])
 		// ` name="`, the name compared with the shape's.
-		if p+nl+3 >= end || data[p] != ' ' || !eqAt(data, p+1, as, nl) || data[p+1+nl] != '=' || data[p+2+nl] != '"' {
+		if p+nl+3 >= end {
+			return 0
+		}
+		if s.am[k] != 0 && p+8 <= len(data) {
+			if binary.LittleEndian.Uint64(data[p:])&s.am[k] != s.aw[k] {
+				return 0
+			}
+		} else if data[p] != ' ' || !eqAt(data, p+1, as, nl) || data[p+1+nl] != '=' || data[p+2+nl] != '"' {
 			return 0
 		}
 		vs := p + nl + 3
@@ -616,12 +648,13 @@ func (fb *fastBody) simpleDone(q, ne, p int, at *[simpleAttrs][2]int32, n int, s
 		p++
 	}
 	if !sorted {
-		fb.sync(q)
-		out := append(fb.out, data[q:ne]...)
+		// Up to the name as it is, then each attribute with the one
+		// space before it.
+		fb.sync(ne)
+		out := fb.out
 		for k := range n {
 			a := at[perm[k]]
-			out = append(out, ' ')
-			out = append(out, data[a[0]:a[1]+1]...)
+			out = append(out, data[a[0]-1:a[1]+1]...)
 		}
 		fb.out = append(out, '>')
 		fb.mark = p
@@ -637,7 +670,7 @@ func (fb *fastBody) simpleDone(q, ne, p int, at *[simpleAttrs][2]int32, n int, s
 		// on store forwarding.
 		fb.open = append(fb.open, fastOpen{})
 		o := &fb.open[len(fb.open)-1]
-		o.space, o.qs, o.qn, o.pn = parent.space, int32(q+1), int32(ne-q-1), parent.pn
+		o.space, o.qs, o.qn, o.pn, o.kind = parent.space, int32(q+1), int32(ne-q-1), parent.pn, parent.kind
 		o.known, o.scope, o.rendered = true, int32(len(fb.scope)), int32(len(fb.rend))
 	}
 	fb.flush()
@@ -756,9 +789,10 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 		}
 	}
 	if inherited {
-		o.space = parent.space
+		o.space, o.kind = parent.space, parent.kind
 	} else {
-		o.space = int32(len(fb.spaces))
+		fb.kinds++
+		o.space, o.kind = int32(len(fb.spaces)), fb.kinds
 		fb.spaces = append(fb.spaces, space)
 	}
 	if fb.elementOnly(space, local) {
@@ -1043,7 +1077,9 @@ func (fb *fastBody) endTag(q, end int) (int, bool) {
 		fb.mark = p + 1
 		fb.flush()
 	}
-	fb.scope, fb.rend = fb.scope[:o.scope], fb.rend[:o.rendered]
+	if int(o.scope) != len(fb.scope) || int(o.rendered) != len(fb.rend) {
+		fb.scope, fb.rend = fb.scope[:o.scope], fb.rend[:o.rendered]
+	}
 	fb.open = fb.open[:len(fb.open)-1]
 	return p + 1, true
 }
