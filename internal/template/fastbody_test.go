@@ -3,6 +3,7 @@ package template
 import (
 	"bytes"
 	"crypto/sha256"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,6 +82,42 @@ var fastSeeds = []string{
 	`<a><b c='1'/></a>`, `<a><b h="1" g="2" f="3" e="4" d="5" c="6" b="7" a="8" _="9"/></a>`, `<a><xmlns/></a>`, `<a><b xml:lang="x" c="1"/></a>`,
 }
 
+// fastEdgeSeeds put what the block scan stops at (fastbody_scan.go) at
+// the edges of its 64-byte blocks, in text and in attribute values, and
+// exercise the shapes simpleTag remembers: repeated siblings, then ones
+// that differ in a way the shape must notice.
+func fastEdgeSeeds() []string {
+	specials := []string{"&amp;", "&#x3E;", ">", "]]>", "\r", "\x01", "\x7f", "\"", "'", "é", "日", "\U0001F600", "\xff", "\xe6\x97", "\t", "\n", "<", "&"}
+	var s []string
+	for _, k := range []int{0, 1, 6, 7, 8, 15, 16, 31, 32, 62, 63, 64, 65, 127, 128} {
+		pad := strings.Repeat("x", k)
+		for _, c := range specials {
+			s = append(s, pad+c+"<a/>", "<a>"+pad+c+"</a>", `<a><b c="`+pad+c+`"/></a>`, "<a><b c='"+pad+c+"'/></a>", `<a><b c="`+pad+`" d="`+c+`">`+c+`</b></a>`)
+		}
+	}
+	item := `<m:Item sku="S-1" qty="2"><m:Note>n</m:Note></m:Item>`
+	s = append(s,
+		`<m:O>`+item+item+item+`</m:O>`,
+		`<m:O>`+item+`<m:Item sku="S-1&amp;" qty="2"><m:Note>n</m:Note></m:Item></m:O>`,
+		`<m:O>`+item+`<m:Item sku="S-1" qty="2" z="3"><m:Note/></m:Item></m:O>`,
+		`<m:O>`+item+`<m:Item sku="S-1"><m:Note/></m:Item></m:O>`,
+		`<m:O>`+item+`<m:Item sku="S-1" qty="2" qty="3"/></m:O>`,
+		`<m:O>`+item+`<m:Item sku="S-1" Id="2"/></m:O>`,
+		`<m:O>`+item+`<m:Items sku="S-1" qty="2"/><m:Item  sku="1" qty="2"/><m:Item sku="1" qty="2" /></m:O>`,
+		`<m:O>`+item+`<m:Item skux="S-1" qty="2"/><m:Item sku="1"qty="2"/><m:Item sku='1' qty="2"/></m:O>`,
+		`<x:a xmlns:x="urn:1"><x:b c="1"/><x:b c="2"/></x:a><x:a xmlns:x="urn:2"><x:b c="1"/><x:b c="1" c="2"/></x:a>`,
+		`<x:a xmlns:x="urn:1"><x:b c="1"/></x:a><x:a xmlns:x="http://www.w3.org/2000/09/xmldsig#"><x:b c="1"/></x:a>`,
+		`<a><b c="1"/></a><a xmlns="http://www.w3.org/2000/09/xmldsig#"><b c="1"/></a>`,
+		`<m:a><m:abcdefghijk longattribute="1" b="2"/><m:abcdefghijk longattribute="1" b="2"/><m:abcdefghijkl longattribute="1" b="2"/></m:a>`,
+		`<a><b z="1" y="2" x="3"/><b z="1" y="2" x="3"/><b z="1" y="2" x="3"></b><b z="1" y="2" x="&#x9;"/></a>`,
+		`<a><b/><b/></a><c><b/></c>`, `<m:O><m:I a="1"/></m:O><q:P><m:I a="1"/></q:P>`, `<m:O><m:I a="1"/></m:O><P><m:I a="1"/></P>`,
+		"<a><b c=\"1\"></b><b c=\"x\t>y\">z</b></a>", "<a><b c=\"1\" d=\"2\"></b><b c=\"x\n>y\" d=\"2\">z</b></a>",
+		"<a><b c=\"1\"/><b c=\"x\t\"/></a>", `<a><b c="1"/><b c="x&amp;>y">z</b></a>`, `<a><b c="1"/><b c="x&lt;"/></a>`,
+		`<a xmlns="urn:x"><b c="1"/></a><a xmlns="urn:y"><b c="1"/></a>`, `<x:a xmlns:x="urn:x"><x:b c="1"/></x:a><x:a xmlns:x="urn:y"><x:b c="1"/></x:a>`, `<a><b>`+strings.Repeat("y", 70)+`</b><b>t</b ></a>`,
+	)
+	return s
+}
+
 var fastPrefixLists = [][]string{nil, {"#default"}, {"m", "q"}, {"#default", "m", "q", "x"}}
 
 // tightScanner gates with limits the seeds reach, so that the fast body's
@@ -125,6 +162,18 @@ func TestFastBodyVersusGate(t *testing.T) {
 			tightHandled++
 		}
 	}
+	edge := 0
+	for _, body := range fastEdgeSeeds() {
+		for _, p := range fastPrefixLists[:2] {
+			if fastVersusGate(t, sc, body, p) {
+				edge++
+			}
+		}
+		fastVersusGate(t, tight, body, nil)
+	}
+	if edge < len(fastEdgeSeeds())/2 {
+		t.Fatalf("only %d edge cases handled: the block scan is not exercised", edge)
+	}
 	if tightHandled < len(fastLimitSeeds)/2 {
 		t.Fatalf("only %d cases handled under tight limits", tightHandled)
 	}
@@ -149,6 +198,9 @@ func FuzzFastBody(f *testing.F) {
 	}
 	for _, s := range fastLimitSeeds {
 		f.Add(s, uint8(4))
+	}
+	for i, s := range fastEdgeSeeds() {
+		f.Add(s, uint8(i%8))
 	}
 	sc, err := xmlscan.NewScanner(xmlscan.DefaultConfig())
 	if err != nil {
