@@ -86,15 +86,6 @@ func (fb *fastBody) refill(b int) bool {
 	return true
 }
 
-// nextText is the offset of the first stopText byte at or after p, or
-// the end of the content.
-func (fb *fastBody) nextText(p int) int {
-	if q, ok := fb.peek(p, 0); ok {
-		return q
-	}
-	return fb.next(p, 0)
-}
-
 // nextAttr is the offset of the first stopAttr byte at or after p, or
 // the end of the content.
 func (fb *fastBody) nextAttr(p int) int {
@@ -105,7 +96,8 @@ func (fb *fastBody) nextAttr(p int) int {
 }
 
 // peek is next within p's block of the window, small enough to inline
-// where nextText and nextAttr are not: false, look further with next.
+// where nextAttr is not: false, look further with next. which: 0 for
+// stopText, scanWin for stopAttr.
 func (fb *fastBody) peek(p, which int) (int, bool) {
 	if k := uint(p - fb.lo); k < uint(fb.wlen) {
 		if m := fb.win[which+int(k>>6&(scanWin-1))] >> (k & 63); m != 0 {
@@ -115,8 +107,8 @@ func (fb *fastBody) peek(p, which int) (int, bool) {
 	return 0, false
 }
 
-// next is nextText (which 0) and nextAttr (which scanWin) past the
-// current block.
+// next is the offset of the first stopText (which 0) or stopAttr (which
+// scanWin) byte at or after p, or the end of the content.
 func (fb *fastBody) next(p, which int) int {
 	for {
 		off := p - fb.base
