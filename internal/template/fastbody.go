@@ -665,16 +665,31 @@ func (fb *fastBody) simpleDone(q, ne, p int, at *[simpleAttrs][2]int32, n int, s
 	}
 	if empty {
 		fb.out = append(append(append(fb.out, "</"...), data[q+1:ne]...), '>')
+	} else if e, ok := fb.peek(p, 0); ok && data[e] == '<' && e-p <= lim.MaxTextLen {
+		// A leaf: text that is canonical as it is (no stop before the
+		// '<'), then its end tag, written "</name>" (most elements of a
+		// payload). Nothing to write or to open: the text is within
+		// the limit, and the element's checks are done.
+		if k := e + 1 + ne - q; k < fb.end && data[e+1] == '/' && data[k] == '>' && eqAt(data, e+2, q+1, ne-q-1) {
+			fb.flush()
+			return k + 1, true
+		}
+		fb.pushSimple(q, ne, parent)
 	} else {
-		// Written in place: a record built aside and copied in stalls
-		// on store forwarding.
-		fb.open = append(fb.open, fastOpen{})
-		o := &fb.open[len(fb.open)-1]
-		o.space, o.qs, o.qn, o.pn, o.kind = parent.space, int32(q+1), int32(ne-q-1), parent.pn, parent.kind
-		o.known, o.scope, o.rendered = true, int32(len(fb.scope)), int32(len(fb.rend))
+		fb.pushSimple(q, ne, parent)
 	}
 	fb.flush()
 	return p, true
+}
+
+// pushSimple opens the element of the start tag simpleTag handled at q.
+func (fb *fastBody) pushSimple(q, ne int, parent *fastOpen) {
+	// Written in place: a record built aside and copied in stalls on
+	// store forwarding.
+	fb.open = append(fb.open, fastOpen{})
+	o := &fb.open[len(fb.open)-1]
+	o.space, o.qs, o.qn, o.pn, o.kind = parent.space, int32(q+1), int32(ne-q-1), parent.pn, parent.kind
+	o.known, o.scope, o.rendered = true, int32(len(fb.scope)), int32(len(fb.rend))
 }
 
 // eqAt reports whether data[i:i+n] and data[j:j+n] are equal; the short

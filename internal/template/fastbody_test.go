@@ -92,7 +92,7 @@ func fastEdgeSeeds() []string {
 	for _, k := range []int{0, 1, 6, 7, 8, 15, 16, 31, 32, 62, 63, 64, 65, 127, 128} {
 		pad := strings.Repeat("x", k)
 		for _, c := range specials {
-			s = append(s, pad+c+"<a/>", "<a>"+pad+c+"</a>", `<a><b c="`+pad+c+`"/></a>`, "<a><b c='"+pad+c+"'/></a>", `<a><b c="`+pad+`" d="`+c+`">`+c+`</b></a>`)
+			s = append(s, pad+c+"<a/>", "<a>"+pad+c+"</a>", "<a><b>"+pad+c+"</b></a>", "<a><b/><b>"+pad+"</b>"+c+"</a>", `<a><b c="`+pad+c+`"/></a>`, "<a><b c='"+pad+c+"'/></a>", `<a><b c="`+pad+`" d="`+c+`">`+c+`</b></a>`)
 		}
 	}
 	item := `<m:Item sku="S-1" qty="2"><m:Note>n</m:Note></m:Item>`
@@ -110,7 +110,8 @@ func fastEdgeSeeds() []string {
 		`<a><b c="1"/></a><a xmlns="http://www.w3.org/2000/09/xmldsig#"><b c="1"/></a>`,
 		`<m:a><m:abcdefghijk longattribute="1" b="2"/><m:abcdefghijk longattribute="1" b="2"/><m:abcdefghijkl longattribute="1" b="2"/></m:a>`,
 		`<a><b z="1" y="2" x="3"/><b z="1" y="2" x="3"/><b z="1" y="2" x="3"></b><b z="1" y="2" x="&#x9;"/></a>`,
-		`<a><b/><b/></a><c><b/></c>`, `<m:O><m:I a="1"/></m:O><q:P><m:I a="1"/></q:P>`, `<m:O><m:I a="1"/></m:O><P><m:I a="1"/></P>`,
+		`<a><b/><b/></a><c><b/></c>`, `<a><b>x</c></a>`, `<a><b>x</bb></a>`, `<a><bb>x</b></a>`, `<a><b>x</b ></a>`, `<a><b></b><b>x</b><b>x</b></a>`,
+		`<a><b>x</b`, `<a><b>x</`, `<a><b>x<`, `<a><b>]]></b></a>`, `<a><b><c>x</c></b></a>`, `<m:a><m:b>x</m:b><m:b>y</m:c></m:a>`, `<m:O><m:I a="1"/></m:O><q:P><m:I a="1"/></q:P>`, `<m:O><m:I a="1"/></m:O><P><m:I a="1"/></P>`,
 		"<a><b c=\"1\"></b><b c=\"x\t>y\">z</b></a>", "<a><b c=\"1\" d=\"2\"></b><b c=\"x\n>y\" d=\"2\">z</b></a>",
 		"<a><b c=\"1\"/><b c=\"x\t\"/></a>", `<a><b c="1"/><b c="x&amp;>y">z</b></a>`, `<a><b c="1"/><b c="x&lt;"/></a>`,
 		`<a xmlns="urn:x"><b c="1"/></a><a xmlns="urn:y"><b c="1"/></a>`, `<x:a xmlns:x="urn:x"><x:b c="1"/></x:a><x:a xmlns:x="urn:y"><x:b c="1"/></x:a>`, `<a><b>`+strings.Repeat("y", 70)+`</b><b>t</b ></a>`,
@@ -137,6 +138,7 @@ var fastLimitSeeds = []string{
 	`<a><b><c/></b></a>`, `<a><b><c><d/></c></b></a>`, `<a/><b/><c/><d/>`, `<a/><b/><c/><d/><e/>`, `<a x="1" y="2"/>`, `<a x="1" y="2" z="3"/>`,
 	`<abcdefghijklm/>`, `<abcdefghijklmn/>`, `<a xmlns:x="urn:x"/>`, `<a xmlns:x="urn:x" xmlns:y="urn:y"/>`, `<a>123456</a>`, `<a>1234567</a>`,
 	`12<a/>3456`, `12<a/>34567`, `<a>&#x41;&#x41;</a>`,
+	`<a><b>123456</b></a>`, `<a><b>1234567</b></a>`, `<a><b/><b>1234567</b></a>`,
 }
 
 // TestFastBodyVersusGate: ok/... contents the fast body handles give the
