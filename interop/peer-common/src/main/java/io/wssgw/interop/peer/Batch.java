@@ -39,10 +39,9 @@ public final class Batch {
     }
 
     /**
-     * Reads jobs from in until it ends and runs up to --parallel N of them at once.
-     *
-     * @param peer the jar's name, prefix of messages on stderr and of thread names
-     * @return the exit status: 0 when every job succeeded, 1 when one failed, 2 for a usage error
+     * Reads jobs from in until it ends and runs up to --parallel N of them at once. Returns the exit
+     * status: 0 when every job succeeded, 1 when one failed, 2 for a usage error. peer (the jar's
+     * name) prefixes the messages on stderr and the thread names.
      */
     public static int run(String peer, List<String> argv, InputStream in, PrintStream out, Command command) {
         int parallel;

@@ -12,6 +12,7 @@ import java.util.Set;
 import javax.security.auth.callback.Callback;
 import javax.security.auth.callback.CallbackHandler;
 import javax.security.auth.callback.UnsupportedCallbackException;
+
 import io.wssgw.interop.peer.Args;
 import io.wssgw.interop.peer.Pem;
 import io.wssgw.interop.peer.Result;
