@@ -32,7 +32,7 @@ func peerJar(t *testing.T) string {
 		}
 	}
 	var stderr bytes.Buffer
-	cmd := exec.Command("bash", filepath.Join("..", "..", "interop", "wss4j", "build.sh"))
+	cmd := exec.Command("bash", filepath.Join("..", "..", "interop", "build.sh"), "wss4j")
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	require.NoError(t, err, "build the WSS4J peer: %s", stderr.String())

@@ -93,7 +93,7 @@ func peerJar(t *testing.T) string {
 		}
 		t.Skip("java not installed")
 	}
-	cmd := exec.Command("bash", "interop/wss4j/build.sh")
+	cmd := exec.Command("bash", "interop/build.sh", "wss4j")
 	cmd.Dir = filepath.Join("..", "..")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

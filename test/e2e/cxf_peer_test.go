@@ -25,7 +25,7 @@ func cxfJar(t *testing.T) string {
 		_, err = exec.LookPath("mvn")
 	}
 	needPeer(t, "java/mvn", err)
-	out, err := exec.Command("bash", filepath.Join(repoRoot, "interop", "cxf", "build.sh")).Output()
+	out, err := exec.Command("bash", filepath.Join(repoRoot, "interop", "build.sh"), "cxf").Output()
 	needPeer(t, "CXF peer build", err)
 	return strings.TrimSpace(string(out))
 }

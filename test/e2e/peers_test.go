@@ -41,7 +41,7 @@ func wss4jJar(t *testing.T) string {
 		_, err = exec.LookPath("mvn")
 	}
 	needPeer(t, "java/mvn", err)
-	out, err := exec.Command("bash", filepath.Join(repoRoot, "interop", "wss4j", "build.sh")).Output()
+	out, err := exec.Command("bash", filepath.Join(repoRoot, "interop", "build.sh"), "wss4j").Output()
 	needPeer(t, "WSS4J peer build", err)
 	return strings.TrimSpace(string(out))
 }
