@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,6 +16,10 @@ var ErrOverloaded = errors.New("budget: overloaded")
 const (
 	ReasonMemory = "memory"    // the in-flight body bytes would exceed the budget
 	ReasonQueue  = "dom_queue" // no DOM-engine worker freed up within the queue wait
+	// ReasonShare is ReasonQueue while the DOM engine was held to its CPU
+	// share because template hits were flowing (share.go): the workers
+	// the share leaves to hits were not given to the DOM engine.
+	ReasonShare = "dom_share"
 )
 
 // OverloadError is a refused reservation or a queue wait that ran out.
@@ -28,8 +33,11 @@ type OverloadError struct {
 }
 
 func (e *OverloadError) Error() string {
-	if e.Reason == ReasonQueue {
+	switch e.Reason {
+	case ReasonQueue:
 		return fmt.Sprintf("budget: all %d DOM-engine workers busy, queue wait over", e.Limit)
+	case ReasonShare:
+		return fmt.Sprintf("budget: the DOM engine's CPU share (%d worker(s) while template hits flow) is in use, queue wait over", e.Limit)
 	}
 	return fmt.Sprintf("budget: in-flight request bytes over budget: %d held + %d wanted > %d", e.Held, e.Want, e.Limit)
 }
@@ -47,6 +55,11 @@ type Limits struct {
 	QueueWait time.Duration
 	// RetryAfter is sent with a refusal.
 	RetryAfter time.Duration
+	// Share is the fraction of Procs the DOM engine may use while
+	// template hits flow (share.go); 0 or 1: no bound beyond Workers.
+	Share float64
+	// Procs is the CPUs the process may use (GOMAXPROCS).
+	Procs int
 }
 
 // Observer is told the bytes held and the budget whenever they change
@@ -65,11 +78,18 @@ type Budget struct {
 	busy  int
 	queue []chan struct{} // waiting for a worker, oldest first
 	obs   Observer
+	// lastHit is when a template hit was last verified (NoteHit), in
+	// Unix nanoseconds of clock: the share is in force while it is recent.
+	lastHit atomic.Int64
+	// clock and after are time.Now and time.AfterFunc; tests replace
+	// them to step the pacing (share.go) without sleeping.
+	clock func() time.Time
+	after func(d time.Duration, f func())
 }
 
 // New returns a Budget with limits l; obs may be nil.
 func New(l Limits, obs Observer) *Budget {
-	b := &Budget{obs: obs}
+	b := &Budget{obs: obs, clock: time.Now, after: func(d time.Duration, f func()) { time.AfterFunc(d, f) }}
 	b.Reconfigure(l)
 	return b
 }
@@ -82,9 +102,7 @@ func (b *Budget) Reconfigure(l Limits) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.lim = l
-	for len(b.queue) > 0 && (l.Workers <= 0 || b.busy < l.Workers) {
-		b.grant()
-	}
+	b.grantFree()
 	if b.obs != nil {
 		b.obs.MemoryBudget(l.Bytes)
 	}

@@ -45,14 +45,14 @@ func (b *Budget) acquire(scratch int64, wait bool) (release func(), err error) {
 func (b *Budget) worker(wait bool) (release func(), err error) {
 	b.mu.Lock()
 	lim := b.lim
-	if lim.Workers <= 0 || (b.busy < lim.Workers && len(b.queue) == 0) {
+	if n, _ := b.limit(); n <= 0 || (b.busy < n && len(b.queue) == 0) {
 		b.busy++
 		b.mu.Unlock()
 		return b.releaser(), nil
 	}
 	if !wait || lim.QueueWait <= 0 {
-		b.mu.Unlock()
-		return nil, b.queueFull(lim)
+		defer b.mu.Unlock()
+		return nil, b.queueFull()
 	}
 	ch := make(chan struct{})
 	b.queue = append(b.queue, ch)
@@ -69,21 +69,40 @@ func (b *Budget) worker(wait bool) (release func(), err error) {
 	for i, c := range b.queue {
 		if c == ch {
 			b.queue = append(b.queue[:i], b.queue[i+1:]...)
-			return nil, b.queueFull(lim)
+			return nil, b.queueFull()
 		}
 	}
 	// Granted between the timer and the lock: the worker is ours.
 	return b.releaser(), nil
 }
 
-// releaser gives a worker back once, however often it is called.
+// releaser gives a worker back once, however often it is called: at once,
+// or after the share's cooldown for the time it was held (share.go).
 func (b *Budget) releaser() func() {
 	var once sync.Once
-	return func() { once.Do(b.done) }
+	start := b.clock()
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			cool := b.cooldown(b.clock().Sub(start))
+			b.mu.Unlock()
+			if cool > 0 {
+				b.after(cool, b.done)
+				return
+			}
+			b.done()
+		})
+	}
 }
 
-func (b *Budget) queueFull(lim Limits) error {
-	return &OverloadError{Reason: ReasonQueue, Limit: int64(lim.Workers), RetryAfter: lim.RetryAfter}
+// queueFull is the refusal of a message that got no worker; b.mu is held.
+func (b *Budget) queueFull() error {
+	n, shared := b.limit()
+	reason := ReasonQueue
+	if shared {
+		reason = ReasonShare
+	}
+	return &OverloadError{Reason: reason, Limit: int64(n), RetryAfter: b.lim.RetryAfter}
 }
 
 // done gives a worker back: to the oldest waiter if the limit allows,
@@ -92,7 +111,16 @@ func (b *Budget) done() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.busy--
-	if len(b.queue) > 0 && (b.lim.Workers <= 0 || b.busy < b.lim.Workers) {
+	b.grantFree()
+}
+
+// grantFree hands workers to the oldest waiters while the limit allows
+// (it may have risen: hits stopped, or a reload); b.mu is held.
+func (b *Budget) grantFree() {
+	for len(b.queue) > 0 {
+		if n, _ := b.limit(); n > 0 && b.busy >= n {
+			return
+		}
 		b.grant()
 	}
 }

@@ -22,6 +22,12 @@ type Memory struct {
 	QueueWait time.Duration `mapstructure:"queueWait"`
 	// RetryAfter is the Retry-After header of those 503s, in whole seconds.
 	RetryAfter time.Duration `mapstructure:"retryAfter"`
+	// DOMShare is the fraction of the CPUs (GOMAXPROCS) the DOM engine may
+	// use while template hits flow (issue 14: fresh shapes, which any
+	// sender can make, must not starve hits): at most ceil(DOMShare ×
+	// GOMAXPROCS) DOM workers then, paced when that is more than the share
+	// (internal/budget, share.go). 0 or 1: no bound beyond DOMWorkers.
+	DOMShare float64 `mapstructure:"domShare"`
 }
 
 // Memory defaults: sized for the chart's default 256Mi memory limit
@@ -30,11 +36,14 @@ const (
 	DefaultInflightBytes ByteSize = 32 << 20
 	DefaultQueueWait              = 500 * time.Millisecond
 	DefaultRetryAfter             = time.Second
+	// DefaultDOMShare leaves template hits at least half the CPUs however
+	// many fresh shapes arrive.
+	DefaultDOMShare = 0.5
 )
 
 // DefaultMemory returns the memory defaults.
 func DefaultMemory() Memory {
-	return Memory{InflightBytes: DefaultInflightBytes, QueueWait: DefaultQueueWait, RetryAfter: DefaultRetryAfter}
+	return Memory{InflightBytes: DefaultInflightBytes, QueueWait: DefaultQueueWait, RetryAfter: DefaultRetryAfter, DOMShare: DefaultDOMShare}
 }
 
 func (m Memory) validate(ps *Problems, key string) {
@@ -47,5 +56,8 @@ func (m Memory) validate(ps *Problems, key string) {
 	checkNonNegative(ps, key+".queueWait", m.QueueWait)
 	if m.RetryAfter < time.Second || m.RetryAfter%time.Second != 0 {
 		ps.add(key+".retryAfter", "must be whole seconds, at least 1s, got %s", m.RetryAfter)
+	}
+	if !(m.DOMShare >= 0 && m.DOMShare <= 1) { // NaN too
+		ps.add(key+".domShare", "must be a fraction of the CPUs from 0 to 1 (0 or 1 = no bound), got %v", m.DOMShare)
 	}
 }

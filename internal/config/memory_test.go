@@ -1,6 +1,7 @@
 package config
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,15 @@ func TestValidateMemory(t *testing.T) {
 		"ok/no-queue":             {func(c *Config) { c.Server.Memory.QueueWait = 0 }, nil, ""},
 		"ok/workers":              {func(c *Config) { c.Server.Memory.DOMWorkers = 8 }, nil, ""},
 		"ok/budget-below-a-route": {func(c *Config) { c.Server.Memory.InflightBytes = 1 << 20 }, nil, ""},
+		"ok/dom-share-off":        {func(c *Config) { c.Server.Memory.DOMShare = 0 }, nil, ""},
+		"ok/dom-share-whole":      {func(c *Config) { c.Server.Memory.DOMShare = 1 }, nil, ""},
+		"ok/dom-share-quarter":    {func(c *Config) { c.Server.Memory.DOMShare = 0.25 }, nil, ""},
+		"fail/dom-share-over-1": {func(c *Config) { c.Server.Memory.DOMShare = 1.5 },
+			[]string{"server.memory.domShare"}, "from 0 to 1 (0 or 1 = no bound), got 1.5"},
+		"fail/dom-share-negative": {func(c *Config) { c.Server.Memory.DOMShare = -0.5 },
+			[]string{"server.memory.domShare"}, "got -0.5"},
+		"fail/dom-share-nan": {func(c *Config) { c.Server.Memory.DOMShare = math.NaN() },
+			[]string{"server.memory.domShare"}, "got NaN"},
 		"fail/negative": {func(c *Config) {
 			c.Server.Memory = Memory{InflightBytes: -1, DOMWorkers: -2, QueueWait: -time.Second, RetryAfter: time.Second}
 		}, []string{"server.memory.inflightBytes", "server.memory.domWorkers", "server.memory.queueWait"}, "got -1"},

@@ -12,14 +12,20 @@ import (
 )
 
 // memoryLimits are the budget's limits from server.memory: domWorkers 0 is
-// GOMAXPROCS, which the Go runtime sets from the container's CPU limit.
+// GOMAXPROCS, which the Go runtime sets from the container's CPU limit,
+// and domShare is a share of it.
 func memoryLimits(m config.Memory) budget.Limits {
+	procs := gomaxprocs()
 	workers := m.DOMWorkers
 	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
+		workers = procs
 	}
-	return budget.Limits{Bytes: int64(m.InflightBytes), Workers: workers, QueueWait: m.QueueWait, RetryAfter: m.RetryAfter}
+	return budget.Limits{Bytes: int64(m.InflightBytes), Workers: workers, QueueWait: m.QueueWait, RetryAfter: m.RetryAfter,
+		Share: m.DOMShare, Procs: procs}
 }
+
+// gomaxprocs is runtime.GOMAXPROCS(0); tests set the CPUs a share is of.
+var gomaxprocs = func() int { return runtime.GOMAXPROCS(0) }
 
 // reserveBody makes the request's body count against the memory budget
 // when the route reads it whole (every route with a gate; unsafeSkipGate

@@ -35,7 +35,13 @@ type security struct {
 	mime     wmime.Limits // MTOM/SwA packages (mtom.go)
 	log      *slog.Logger
 	gate     *gate // what the policy forwards unparsed (gate.go)
+	// hits is told of every template hit: while they flow, the DOM
+	// engine is held to server.memory.domShare (internal/budget).
+	hits hitObserver
 }
+
+// hitObserver is the memory budget's view of template hits.
+type hitObserver interface{ NoteHit() }
 
 // securityError is a rejected request: one uniform fault for all of them
 // unless the policy asks for detailed WS-Security fault codes.
@@ -117,6 +123,9 @@ func (s *security) observe(rm *metrics.RouteMetrics, res *wss.Result) {
 		rm.Stage(metrics.StageMatch, res.MatchTime)
 	}
 	rm.Lookup(lookup)
+	if lookup == metrics.LookupHit && s.hits != nil {
+		s.hits.NoteHit()
+	}
 	if res.Document == nil {
 		return
 	}
@@ -241,7 +250,7 @@ var c14nLabels = map[string]string{
 }
 
 // newSecurity builds the security stage of a route whose policy is not none.
-func newSecurity(rc config.Route, p *wss.Policy, pm *metrics.PolicyMetrics, limits config.XMLLimits, mimeLimits config.MIMELimits, ts *template.Store, log *slog.Logger, workers dom.Workers) (*security, error) {
+func newSecurity(rc config.Route, p *wss.Policy, pm *metrics.PolicyMetrics, limits config.XMLLimits, mimeLimits config.MIMELimits, ts *template.Store, log *slog.Logger, workers *budget.Budget) (*security, error) {
 	sc := requestGateConfig(rc, limits)
 	d, err := dom.New(sc)
 	if err != nil {
@@ -257,5 +266,5 @@ func newSecurity(rc config.Route, p *wss.Policy, pm *metrics.PolicyMetrics, limi
 		}
 	}
 	return &security{policy: p, engine: e, metrics: pm, identity: rc.IdentityHeaders, now: time.Now, mime: mimeLimits.Limits(),
-		log: log.With("route", rc.Name)}, nil
+		log: log.With("route", rc.Name), hits: workers}, nil
 }

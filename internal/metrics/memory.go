@@ -7,10 +7,13 @@ import "github.com/prometheus/client_golang/prometheus"
 const (
 	OverloadMemory = "memory"    // the body would not fit in server.memory.inflightBytes
 	OverloadQueue  = "dom_queue" // no DOM-engine worker within server.memory.queueWait
+	// OverloadShare is dom_queue while template hits flowed and the DOM
+	// engine was held to server.memory.domShare (issue 14).
+	OverloadShare = "dom_share"
 )
 
 // OverloadReasons lists every reason, for pre-initialized series.
-func OverloadReasons() []string { return []string{OverloadMemory, OverloadQueue} }
+func OverloadReasons() []string { return []string{OverloadMemory, OverloadQueue, OverloadShare} }
 
 // memory is the memory budget's gauges and the overload counter.
 type memory struct {
@@ -56,7 +59,7 @@ func (m *Metrics) WatchOverload(route string) {
 // Overloaded counts a refused request. A reason outside the closed set is
 // counted as memory.
 func (m *Metrics) Overloaded(route, reason string) {
-	if reason != OverloadQueue {
+	if reason != OverloadQueue && reason != OverloadShare {
 		reason = OverloadMemory
 	}
 	m.mem.rejections.WithLabelValues(route, reason).Inc()

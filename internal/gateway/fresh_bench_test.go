@@ -1,0 +1,153 @@
+package gateway
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wssgw/wssgw/internal/config"
+	wcrypto "github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/testpki"
+	"github.com/wssgw/wssgw/internal/testtraffic"
+)
+
+// freshBench is a gateway with the bench-proxy mix route (templates on,
+// replay off so that hits can repeat) and a canned backend, and the
+// generator of its traffic.
+type freshBench struct {
+	gw *Gateway
+	g  *testtraffic.Generator
+}
+
+func newFreshBench(b *testing.B, more func(*config.Config)) *freshBench {
+	b.Helper()
+	dir := b.TempDir()
+	ca := testpki.NewCA(b, "wssgw fresh CA")
+	caFile := ca.WriteCert(b, dir)
+	partner := ca.IssueRSA(b, dir, "partner")
+	cfg := config.Default()
+	p := config.DefaultPolicy()
+	p.Trust.CAFiles = []string{caFile}
+	p.Trust.KnownCertFiles = []string{partner.CertFile}
+	p.Replay = "off"
+	cfg.Policies = map[string]config.Policy{"mix": p}
+	cfg.Templates.Enabled = true
+	cfg.Routes = []config.Route{{Name: "mix", Path: "/mix", Backend: "http://127.0.0.1:1", Policy: "mix"}}
+	if more != nil {
+		more(&cfg)
+	}
+	cfg.ApplyDefaults()
+	if err := cfg.Validate(); err != nil {
+		b.Fatal(err)
+	}
+	gw, err := New(&cfg, metrics.New(metrics.BuildInfo{}), slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(gw.Close)
+	gw.routes[0].proxy.Transport = stallTransport{cannedTransport{body: []byte(okResponse)}, config.DefaultBackendBodyIdle}
+	kp := &wcrypto.KeyPair{Signer: partner.Key, Certificate: partner.Cert}
+	return &freshBench{gw: gw, g: testtraffic.New(1, kp, time.Now)}
+}
+
+// messages draws n messages with draw.
+func (f *freshBench) messages(b *testing.B, n int, draw func() (testtraffic.Message, error)) [][]byte {
+	b.Helper()
+	out := make([][]byte, n)
+	for i := range out {
+		m, err := draw()
+		if err != nil {
+			b.Fatal(err)
+		}
+		out[i] = m.Signed
+	}
+	return out
+}
+
+func (f *freshBench) serve(msg []byte) int {
+	return f.serveRec(msg).Code
+}
+
+func (f *freshBench) serveRec(msg []byte) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(http.MethodPost, "/mix", bytes.NewReader(msg))
+	if bytes.Contains(msg[:min(len(msg), 300)], []byte(soap.NS12)) {
+		req.Header.Set("Content-Type", `application/soap+xml; charset=utf-8; action="urn:bench/Echo"`)
+	} else {
+		req.Header.Set("Content-Type", "text/xml; charset=utf-8")
+		req.Header.Set("SOAPAction", `"urn:bench/Echo"`)
+	}
+	rec := httptest.NewRecorder()
+	f.gw.ServeHTTP(rec, req)
+	return rec
+}
+
+// BenchmarkFreshShapes is the gateway's whole cost of one request of the
+// bench-proxy mix route (issue 14), in process CPU time, with the ratios
+// printed: a template hit of the realistic mix, a validly signed fresh
+// shape (testtraffic.Fresh: DOM engine, then learned at the default rate,
+// 10/s) and signed-looking garbage (testtraffic.FreshGarbage), then hits
+// again beside the templates the fresh shapes left. learn-all learns every
+// fresh shape (no rate bound): what learning one costs, and hits beside
+// 1,000 junk templates. Fresh messages are all distinct: run it with
+// -benchtime Nx, N <= 1000.
+func BenchmarkFreshShapes(b *testing.B) {
+	b.Run("rate-10", func(b *testing.B) { benchmarkFreshShapes(b, nil) })
+	b.Run("learn-all", func(b *testing.B) {
+		benchmarkFreshShapes(b, func(c *config.Config) { c.Templates.LearnPerSecond, c.Templates.LearnBurst = 1e6, 1e6 })
+	})
+}
+
+func benchmarkFreshShapes(b *testing.B, more func(*config.Config)) {
+	f := newFreshBench(b, more)
+	hits := f.messages(b, 200, f.g.Next)
+	for range 3 { // learn every shape, then past the generic Body's checks
+		for _, m := range hits {
+			f.serve(m)
+		}
+		time.Sleep(200 * time.Millisecond) // the learning rate
+	}
+	const pool = 1000
+	cpu := map[string]float64{}
+	run := func(name string, msgs [][]byte, want int) {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			start := processCPU()
+			for b.Loop() {
+				if rec := f.serveRec(msgs[i%len(msgs)]); rec.Code != want {
+					b.Fatalf("%s: status %d, want %d: %s", name, rec.Code, want, rec.Body)
+				}
+				i++
+			}
+			cpu[name] = float64(processCPU()-start) / float64(b.N) / 1e3
+			b.ReportMetric(cpu[name], "cpu-µs/op")
+		})
+	}
+	fresh, garbage := f.messages(b, pool, f.g.Fresh), f.messages(b, pool, f.g.FreshGarbage)
+	run("hit", hits, http.StatusOK)
+	run("fresh", fresh, http.StatusOK)
+	run("garbage", garbage, http.StatusInternalServerError)
+	run("hit-after", hits, http.StatusOK)
+	if cpu["hit"] > 0 {
+		fmt.Printf("%s: process CPU per request: fresh/hit %.2f, garbage/hit %.2f, hit-after/hit %.2f\n",
+			b.Name(), cpu["fresh"]/cpu["hit"], cpu["garbage"]/cpu["hit"], cpu["hit-after"]/cpu["hit"])
+	}
+}
+
+// processCPU is the process's user and system CPU time: on a shared,
+// loaded host it leaves out the time spent waiting for a core.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
