@@ -89,7 +89,10 @@ func (b *countingBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	b.n.Add(int64(n))
 	if err != nil && err != io.EOF {
-		b.err.CompareAndSwap(nil, &err)
+		// A copy declared here: only a failed Read moves it to the
+		// heap, where &err would have moved err for every Read.
+		first := err
+		b.err.CompareAndSwap(nil, &first)
 	}
 	return n, err
 }

@@ -269,7 +269,10 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange, k
 	}
 	if rt.gate != nil && kind == soap.Envelope {
 		// The label of the bytes that were gated: UTF-8 (charset.go).
-		r.Header.Set("Content-Type", soap.ForwardContentType(ctype, e.version))
+		// Most requests already carry it, as their one Content-Type.
+		if ct := soap.ForwardContentType(ctype, e.version); ct != ctype || len(r.Header["Content-Type"]) != 1 {
+			r.Header.Set("Content-Type", ct)
+		}
 	}
 	r.Header.Set(HeaderRequestID, e.id)
 	r = withStallMark(r, &e.stalled)
