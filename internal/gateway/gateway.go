@@ -275,7 +275,7 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange, k
 		}
 	}
 	r.Header.Set(HeaderRequestID, e.id)
-	r = withStallMark(r, &e.stalled)
+	r = withStallMark(r, &e.backend)
 	e.backendAt = time.Now()
 	rt.proxy.ServeHTTP(e, r)
 }
@@ -330,7 +330,7 @@ func (e *exchange) aborted(r *http.Request, p any) {
 	e.truncated = e.status != 0
 	cause := fmt.Errorf("gateway: response aborted: %v", p)
 	switch {
-	case e.stalled.Load():
+	case e.backend.stalled.Load():
 		e.outcome, e.reason = metrics.BackendStalled, fmt.Errorf("%w (timeouts.backendBodyIdle): %w", errBackendStalled, cause)
 	case isDrainCut(r.Context()):
 		e.outcome, e.reason = metrics.DrainCut, fmt.Errorf("%w: %w", errDrainCut, cause)

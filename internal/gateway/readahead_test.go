@@ -136,3 +136,41 @@ func TestBufferPoolNoAllocs(t *testing.T) {
 	p.Put(make([]byte, 10)) // another size is dropped
 	assert.Len(t, p.Get(), copyBufferSize)
 }
+
+// TestReadAheadBackendDuration: wssgw_backend_duration_seconds is the time
+// to the backend's response headers, also when the body they announce is
+// read ahead before the client gets the headers.
+func TestReadAheadBackendDuration(t *testing.T) {
+	const bodyDelay = time.Second
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/xml; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		time.Sleep(bodyDelay)
+		_, _ = io.WriteString(w, testEnvelope)
+	}))
+	t.Cleanup(backend.Close)
+	f := newFront(t, backend.URL, nil)
+	resp, err := http.Post(f.URL+"/orders", "text/xml; charset=utf-8", strings.NewReader(testEnvelope))
+	require.NoError(t, err)
+	got, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	assert.Equal(t, testEnvelope, string(got))
+	assert.Equal(t, int64(len(testEnvelope)), resp.ContentLength, "read ahead")
+	fams, err := f.metrics.Registry().Gather()
+	require.NoError(t, err)
+	var sum float64
+	var count uint64
+	for _, fam := range fams {
+		if fam.GetName() == metrics.NameBackendDuration {
+			for _, m := range fam.Metric {
+				sum += m.GetHistogram().GetSampleSum()
+				count += m.GetHistogram().GetSampleCount()
+			}
+		}
+	}
+	require.Equal(t, uint64(1), count)
+	assert.Less(t, sum, 0.8*bodyDelay.Seconds(), "the headers came before the body's delay")
+}
