@@ -15,7 +15,9 @@
 //     of legitimate throughput the fresh traffic removes (goal <= 10 %).
 //
 // Each secured scenario prints its template hit ratio, from wssgw's
-// /metrics before and after. The backend and the plain proxy run as
+// /metrics before and after, and every scenario of both proxies prints
+// each process's CPU time per request over its rounds (cpu.go), steadier
+// than requests/s on a shared machine. The backend and the plain proxy run as
 // separate processes (this binary re-executed), like wssgw, so that all
 // three compete for the CPU alike. docs/performance.md explains the method.
 //
