@@ -64,6 +64,7 @@ type result struct {
 	firstErr  error
 	elapsed   time.Duration
 	exhausted bool            // the source ran dry before the deadline
+	cpu       time.Duration   // the target process's CPU during the run (cpu.go); 0 when not measured
 	lat       []time.Duration // every successful request's latency, sorted
 }
 

@@ -15,7 +15,9 @@
 //     of legitimate throughput the fresh traffic removes (goal <= 10 %).
 //
 // Each secured scenario prints its template hit ratio, from wssgw's
-// /metrics before and after. The backend and the plain proxy run as
+// /metrics before and after, and every scenario of both proxies prints
+// each process's CPU time per request over its rounds (cpu.go), steadier
+// than requests/s on a shared machine. The backend and the plain proxy run as
 // separate processes (this binary re-executed), like wssgw, so that all
 // three compete for the CPU alike. docs/performance.md explains the method.
 //
@@ -65,7 +67,7 @@ func main() {
 	flag.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured load per target before the first round")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds; targets (phases) alternate within each round")
 	flag.StringVar(&o.scenario, "scenario", "all", "passthrough, signed, mix, fresh, or all")
-	flag.StringVar(&o.profile, "profile", "", "write a CPU profile of wssgw during the signed scenario's first round to this file")
+	flag.StringVar(&o.profile, "profile", "", "write a CPU profile of wssgw to this file: during the signed scenario's warm-up and rounds, or (with -scenario mix) its first measured wssgw round of the signed mix")
 	flag.StringVar(&o.keys, "keys", "examples/keys", "directory of the demo keys (partner.crt/.key, ca.crt) for the signed scenarios")
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the signed mix")
 	flag.IntVar(&o.poolMax, "pool-max", 100000, "most messages pre-signed for one measured round (each about 8 KiB)")
@@ -88,6 +90,7 @@ type scenario struct {
 // signer of the mix's messages.
 type environment struct {
 	plain, gw, admin string
+	plainPID, gwPID  int
 	pools            *pools
 	// After signed-mix: wssgw's median requests/s on the mix and the
 	// messages it did not use, which the fresh-shape scenario sends
@@ -116,6 +119,7 @@ func benchmark(o options) error {
 	if env.plain, err = procs.startRole("plain", backend); err != nil {
 		return err
 	}
+	env.plainPID = procs.lastPID()
 	caFile, err := filepath.Abs(filepath.Join(o.keys, "ca.crt"))
 	if err != nil {
 		return err
@@ -127,6 +131,7 @@ func benchmark(o options) error {
 	if env.gw, env.admin, err = procs.startWssgw(o.wssgw, backend, caFile, partner); err != nil {
 		return err
 	}
+	env.gwPID = procs.lastPID()
 	if env.pools, err = newPools(o.keys, o.seed); err != nil {
 		return err
 	}
@@ -151,8 +156,8 @@ func benchmark(o options) error {
 
 // runFixed runs a scenario of a fixed set of messages, repeated.
 func runFixed(o options, env *environment, sc scenario) error {
-	targets := []target{{"plain ReverseProxy", "http://" + env.plain + sc.path, &cycle{reqs: sc.reqs}},
-		{"wssgw", "http://" + env.gw + sc.path, &cycle{reqs: sc.reqs}}}
+	targets := []target{{"plain ReverseProxy", "http://" + env.plain + sc.path, &cycle{reqs: sc.reqs}, env.plainPID},
+		{"wssgw", "http://" + env.gw + sc.path, &cycle{reqs: sc.reqs}, env.gwPID}}
 	before, _, err := scrape(env.admin, sc.route, "partner")
 	if err != nil {
 		return err
@@ -229,9 +234,13 @@ func rounds(o options, targets []target, h roundHooks) ([][]result, error) {
 					return nil, err
 				}
 			}
+			cpu0, measured := processCPU(targets[idx].pid)
 			res, err := load(targets[idx].url, targets[idx].src, o.conns, o.duration, loadOptions{})
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", targets[idx].name, err)
+			}
+			if cpu1, ok := processCPU(targets[idx].pid); measured && ok {
+				res.cpu = cpu1 - cpu0
 			}
 			if h.after != nil {
 				h.after(idx, res)
@@ -245,6 +254,7 @@ func rounds(o options, targets []target, h roundHooks) ([][]result, error) {
 type target struct {
 	name, url string
 	src       source
+	pid       int // the process serving url, for its CPU per request (cpu.go)
 }
 
 // report prints one comparison and returns its row of the summary table.
@@ -267,6 +277,7 @@ func report(o options, sc scenario, targets []target, results [][]result, l look
 			}
 		}
 	}
+	reportCPU(sc.name, targets, results)
 	ratio := med[1].rps / med[0].rps
 	verdict := "met"
 	if ratio < sc.goal {

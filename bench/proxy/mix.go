@@ -171,20 +171,25 @@ func runMix(o options, env *environment) error {
 		return err
 	}
 	first := gwSrc.reqs[0]
-	targets := []target{{"plain ReverseProxy", plainURL, &cycle{reqs: gwSrc.reqs}}, {"wssgw", gwURL, gwSrc}}
+	targets := []target{{"plain ReverseProxy", plainURL, &cycle{reqs: gwSrc.reqs}, env.plainPID}, {"wssgw", gwURL, gwSrc, env.gwPID}}
 	before, _, err := scrape(env.admin, "mix", "mix")
 	if err != nil {
 		return err
 	}
+	prof := &profileOnce{o: o, admin: env.admin}
 	hooks := roundHooks{
 		before: func(i int) error {
 			if i == 1 {
-				return stock.ensure()
+				if err := stock.ensure(); err != nil {
+					return err
+				}
+				prof.start()
 			}
 			return nil
 		},
 		after: func(i int, res result) {
 			if i == 1 {
+				prof.wait()
 				stock.saw(res)
 			}
 		},

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"time"
 )
 
 // profileDuring starts fetching a CPU profile of wssgw (through its admin
@@ -17,15 +18,44 @@ func profileDuring(o options, admin string, sc scenario) (wait func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := fetchProfile(admin, o); err != nil {
+		if err := fetchProfile(admin, o, o.warmup+o.duration); err != nil {
 			fmt.Fprintln(os.Stderr, "profile:", err)
 		}
 	}()
 	return func() { <-done }
 }
 
-func fetchProfile(admin string, o options) error {
-	secs := int((o.warmup + o.duration).Seconds())
+// profileOnce profiles wssgw during the first measured wssgw run of the
+// signed mix: start is called just before the run, wait just after it.
+type profileOnce struct {
+	o     options
+	admin string
+	done  chan struct{}
+	used  bool
+}
+
+func (p *profileOnce) start() {
+	if p.o.profile == "" || p.o.scenario != "mix" || p.used {
+		return
+	}
+	p.used, p.done = true, make(chan struct{})
+	go func() {
+		defer close(p.done)
+		if err := fetchProfile(p.admin, p.o, p.o.duration); err != nil {
+			fmt.Fprintln(os.Stderr, "profile:", err)
+		}
+	}()
+}
+
+func (p *profileOnce) wait() {
+	if p.done != nil {
+		<-p.done
+		p.done = nil
+	}
+}
+
+func fetchProfile(admin string, o options, d time.Duration) error {
+	secs := int(d.Seconds())
 	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", admin, max(secs, 1)))
 	if err != nil {
 		return err

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestOnce: concurrent runs sharing a once source get every message
@@ -85,5 +88,34 @@ wssgw_template_lookups_totalx{result="hit",route="mix"} 99
 	}
 	if got, want := l.String(), "hit ratio 1.000 (hit 15)"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
+
+// TestProcessCPU: this process's CPU time reads and grows with work; an
+// unknown process reads as not measured.
+func TestProcessCPU(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	before, ok := processCPU(os.Getpid())
+	if !ok {
+		t.Fatal("cannot read this process's CPU time")
+	}
+	deadline := time.Now().Add(50 * time.Millisecond)
+	for x := 0; time.Now().Before(deadline); x++ {
+		_ = x * x
+	}
+	after, ok := processCPU(os.Getpid())
+	if !ok || after <= before {
+		t.Fatalf("CPU time %v then %v (ok %v)", before, after, ok)
+	}
+	if _, ok := processCPU(0); ok {
+		t.Fatal("pid 0 measured")
+	}
+	if got := cpuPerRequest([]result{{cpu: time.Second, ok: 1000}, {cpu: time.Second, ok: 1000}}); got != time.Millisecond {
+		t.Fatalf("cpuPerRequest = %v, want 1ms", got)
+	}
+	if got := cpuPerRequest([]result{{cpu: time.Second, ok: 1000}, {ok: 1000}}); got != 0 {
+		t.Fatalf("cpuPerRequest with an unmeasured run = %v, want 0", got)
 	}
 }

@@ -144,6 +144,9 @@ func jsonField(line, key string) string {
 	return v[:strings.IndexByte(v, '"')]
 }
 
+// lastPID is the process id of the child started last.
+func (p *processes) lastPID() int { return p.cmds[len(p.cmds)-1].Process.Pid }
+
 func (p *processes) stopAll() {
 	for _, c := range p.cmds {
 		_ = c.Process.Kill()

@@ -34,7 +34,7 @@ type exchange struct {
 	signer    *trust.Identity // the verified signer of an accepted request
 	username  string          // the verified UsernameToken's user of an accepted request
 	ctx       context.Context // the server's request context: its cause tells a drain cut (drain.go)
-	stalled   atomic.Bool     // the backend's body stalled (stall.go); set on the transport's timer
+	backend   backendMark     // what the route's transport saw of the backend's answer (stall.go)
 	truncated bool            // the response was cut after its headers were sent
 	ticket    limit.Ticket    // the limits' places the request holds until finish (limits.go)
 	lease     *budget.Lease   // the body's bytes in the memory budget; nil when streamed (overload.go)
@@ -46,7 +46,7 @@ func (e *exchange) WriteHeader(code int) {
 	if e.status == 0 && code >= 200 {
 		e.status = code
 		if e.route != nil && !e.backendAt.IsZero() {
-			e.route.metrics.Backend(time.Since(e.backendAt))
+			e.route.metrics.Backend(e.backend.since(e.backendAt))
 		}
 	}
 	e.ResponseWriter.WriteHeader(code)
@@ -89,7 +89,10 @@ func (b *countingBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	b.n.Add(int64(n))
 	if err != nil && err != io.EOF {
-		b.err.CompareAndSwap(nil, &err)
+		// A copy declared here: only a failed Read moves it to the
+		// heap, where &err would have moved err for every Read.
+		first := err
+		b.err.CompareAndSwap(nil, &first)
 	}
 	return n, err
 }

@@ -269,10 +269,13 @@ func (g *Gateway) forward(w http.ResponseWriter, r *http.Request, e *exchange, k
 	}
 	if rt.gate != nil && kind == soap.Envelope {
 		// The label of the bytes that were gated: UTF-8 (charset.go).
-		r.Header.Set("Content-Type", soap.ForwardContentType(ctype, e.version))
+		// Most requests already carry it, as their one Content-Type.
+		if ct := soap.ForwardContentType(ctype, e.version); ct != ctype || len(r.Header["Content-Type"]) != 1 {
+			r.Header.Set("Content-Type", ct)
+		}
 	}
 	r.Header.Set(HeaderRequestID, e.id)
-	r = withStallMark(r, &e.stalled)
+	r = withStallMark(r, &e.backend)
 	e.backendAt = time.Now()
 	rt.proxy.ServeHTTP(e, r)
 }
@@ -327,7 +330,7 @@ func (e *exchange) aborted(r *http.Request, p any) {
 	e.truncated = e.status != 0
 	cause := fmt.Errorf("gateway: response aborted: %v", p)
 	switch {
-	case e.stalled.Load():
+	case e.backend.stalled.Load():
 		e.outcome, e.reason = metrics.BackendStalled, fmt.Errorf("%w (timeouts.backendBodyIdle): %w", errBackendStalled, cause)
 	case isDrainCut(r.Context()):
 		e.outcome, e.reason = metrics.DrainCut, fmt.Errorf("%w: %w", errDrainCut, cause)

@@ -39,14 +39,21 @@ func (g *Gateway) logRequest(r *http.Request, e *exchange, elapsed time.Duration
 	if e.outcome != metrics.Ok && e.outcome != metrics.BackendFault {
 		level = slog.LevelWarn
 	}
-	if !g.log.Enabled(context.Background(), level) {
+	h := g.log.Handler()
+	if !h.Enabled(context.Background(), level) {
 		return
 	}
 	route := metrics.NoRoute
 	if e.route != nil {
 		route = e.route.name
 	}
-	attrs := []slog.Attr{
+	// The record is made here rather than by Logger.LogAttrs, which takes
+	// the caller's program counter (runtime.Callers) for every line though
+	// no handler of wssgw prints the source: a tenth of the gateway's own
+	// time per request (issue 14). The attributes fit in an array on the
+	// stack.
+	var buf [20]slog.Attr
+	attrs := append(buf[:0],
 		slog.String("id", e.id),
 		slog.String("route", route),
 		slog.String("method", r.Method),
@@ -58,7 +65,7 @@ func (g *Gateway) logRequest(r *http.Request, e *exchange, elapsed time.Duration
 		slog.Int64("bytes_out", e.sent),
 		slog.String("soap", e.version.String()),
 		slog.String("remote", r.RemoteAddr),
-	}
+	)
 	if e.route != nil {
 		policy := "none"
 		if e.route.security != nil {
@@ -106,5 +113,7 @@ func (g *Gateway) logRequest(r *http.Request, e *exchange, elapsed time.Duration
 		}
 		attrs = append(attrs, slog.String("error", e.reason.Error()))
 	}
-	g.log.LogAttrs(context.Background(), level, "request", attrs...)
+	rec := slog.NewRecord(time.Now(), level, "request", 0)
+	rec.AddAttrs(attrs...)
+	_ = h.Handle(context.Background(), rec)
 }

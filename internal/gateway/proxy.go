@@ -58,9 +58,20 @@ func newProxy(rc config.Route, pool *bufferPool, reserved reservedHeaders) (*htt
 		Transport:    noSwitchTransport{stallTransport{transport, rc.Timeouts.BackendBodyIdle}},
 		BufferPool:   pool,
 		ErrorHandler: proxyError,
+		// Replaced on routes that sign responses or check a partner's
+		// (respond.go, egress.go).
+		ModifyResponse: readAhead(pool),
 		// ErrorLog is set by New, which has the logger.
 	}, nil
 }
+
+// backendBufferSize is the write and read buffer of each backend
+// connection. With net/http's 4 KiB a forwarded message of a few KiB went
+// out in two writes (headers and the first 4 KiB, then the rest) and a
+// 4 KiB response came in in two reads; 16 KiB holds most SOAP messages
+// whole, for 32 KiB per connection (routes[].maxIdleConns of them at most
+// idle, 128 by default) instead of 8 (issue 14).
+const backendBufferSize = 16 << 10
 
 // newTransport gives each route its own connection pool, so one slow
 // backend cannot take another's idle connections.
@@ -81,6 +92,8 @@ func newTransport(rc config.Route, target *url.URL) (*http.Transport, error) {
 		// Bodies pass through byte-exact: the transport must not add
 		// Accept-Encoding and transparently decompress.
 		DisableCompression: true,
+		WriteBufferSize:    backendBufferSize,
+		ReadBufferSize:     backendBufferSize,
 	}
 	if target.Scheme == "https" {
 		tc, err := backendTLS(rc.BackendTLS)
@@ -128,8 +141,11 @@ func loadCAPool(file string) (*x509.CertPool, error) {
 // most, streamBufferPool's 256 KiB for routes that stream signed
 // responses.
 type bufferPool struct {
-	p    sync.Pool
-	size int
+	p sync.Pool // of *[]byte holding a buffer
+	// holders recycles the *[]byte of buffers taken out, so that Put,
+	// which receives a slice, does not allocate a new one each time.
+	holders sync.Pool
+	size    int
 }
 
 const copyBufferSize = 32 << 10
@@ -148,11 +164,22 @@ func newBufferPoolSize(size int) *bufferPool {
 // would cost eight writes and flushes per piece instead of one.
 var streamBufferPool = newBufferPoolSize(256 << 10)
 
-func (b *bufferPool) Get() []byte { return *(b.p.Get().(*[]byte)) }
+func (b *bufferPool) Get() []byte {
+	h := b.p.Get().(*[]byte)
+	buf := *h
+	*h = nil
+	b.holders.Put(h)
+	return buf
+}
 
 func (b *bufferPool) Put(buf []byte) {
-	if cap(buf) == b.size {
-		buf = buf[:b.size]
-		b.p.Put(&buf)
+	if cap(buf) != b.size {
+		return
 	}
+	h, _ := b.holders.Get().(*[]byte)
+	if h == nil {
+		h = new([]byte)
+	}
+	*h = buf[:b.size]
+	b.p.Put(h)
 }

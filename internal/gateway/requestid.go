@@ -1,8 +1,9 @@
 package gateway
 
 import (
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
+	"math/rand/v2"
 )
 
 // HeaderRequestID carries the correlation id in both directions.
@@ -10,13 +11,18 @@ const HeaderRequestID = "X-Request-Id"
 
 // requestID keeps a client's correlation id when it is safe to log and echo
 // (bounded, token characters only: no log or header injection), and mints a
-// random one otherwise.
+// random one otherwise. The id correlates log lines and answers; it
+// guards nothing, so it comes from the runtime's per-thread ChaCha8
+// generator (math/rand/v2, seeded by the OS) rather than from crypto/rand,
+// whose getrandom system call per request showed in wssgw's profile
+// (issue 14).
 func requestID(incoming string) string {
 	if validRequestID(incoming) {
 		return incoming
 	}
 	var b [16]byte
-	_, _ = rand.Read(b[:])
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
 	return hex.EncodeToString(b[:])
 }
 

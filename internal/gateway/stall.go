@@ -35,7 +35,11 @@ func (t stallTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		cancel(nil)
 		return nil, err
 	}
-	resp.Body = &idleBody{rc: resp.Body, idle: t.idle, cancel: cancel, mark: stallMark(req.Context())}
+	mark := stallMark(req.Context())
+	if mark != nil {
+		mark.headers.Store(time.Now().UnixNano())
+	}
+	resp.Body = &idleBody{rc: resp.Body, idle: t.idle, cancel: cancel, mark: mark}
 	return resp, nil
 }
 
@@ -44,7 +48,7 @@ type idleBody struct {
 	rc      io.ReadCloser
 	idle    time.Duration
 	cancel  context.CancelCauseFunc
-	mark    *atomic.Bool // the exchange's stalled flag, or nil
+	mark    *backendMark // the exchange's, or nil
 	timer   *time.Timer  // armed only while a Read waits
 	stalled atomic.Bool
 }
@@ -75,7 +79,7 @@ func (b *idleBody) stallErr() error {
 func (b *idleBody) stall() {
 	b.stalled.Store(true)
 	if b.mark != nil {
-		b.mark.Store(true)
+		b.mark.stalled.Store(true)
 	}
 	b.cancel(errBackendStalled)
 }
@@ -91,14 +95,33 @@ func (b *idleBody) Close() error {
 
 type stallKey struct{}
 
-// withStallMark lets the route's transport record on the exchange that
-// its backend stalled: when a streamed response is cut, the proxy only
-// panics with http.ErrAbortHandler, and finish needs to know why.
-func withStallMark(r *http.Request, mark *atomic.Bool) *http.Request {
+// backendMark is what the route's transport records on the exchange: that
+// the backend's body stalled (when a streamed response is cut, the proxy
+// only panics with http.ErrAbortHandler, and finish needs to know why),
+// and when its response headers came, for wssgw_backend_duration_seconds:
+// the exchange's own headers may go out later, after a response was read
+// ahead (readahead.go) or signed (respond.go).
+type backendMark struct {
+	stalled atomic.Bool
+	headers atomic.Int64 // UnixNano; 0 before the headers came
+}
+
+// since is the time from start to the backend's response headers, or to
+// now if they did not come (an error the gateway answers itself).
+func (m *backendMark) since(start time.Time) time.Duration {
+	if h := m.headers.Load(); h != 0 {
+		return time.Unix(0, h).Sub(start)
+	}
+	return time.Since(start)
+}
+
+// withStallMark lets the route's transport record on the exchange what it
+// saw of the backend.
+func withStallMark(r *http.Request, mark *backendMark) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), stallKey{}, mark))
 }
 
-func stallMark(ctx context.Context) *atomic.Bool {
-	m, _ := ctx.Value(stallKey{}).(*atomic.Bool)
+func stallMark(ctx context.Context) *backendMark {
+	m, _ := ctx.Value(stallKey{}).(*backendMark)
 	return m
 }

@@ -64,7 +64,7 @@ func TestIdleBody(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			src := &pacedReader{ctx: ctx, chunks: []string{"a", "b", "c"}[:len(tc.delays)], delays: tc.delays}
-			var mark atomic.Bool
+			var mark backendMark
 			b := &idleBody{rc: src, idle: idle, cancel: cancel, mark: &mark}
 			var got strings.Builder
 			buf := make([]byte, 8)
@@ -84,12 +84,12 @@ func TestIdleBody(t *testing.T) {
 			assert.True(t, src.closed.Load())
 			if !tc.stalled {
 				assert.Equal(t, io.EOF, err)
-				assert.False(t, mark.Load())
+				assert.False(t, mark.stalled.Load())
 				return
 			}
 			assert.ErrorIs(t, err, errBackendStalled)
 			assert.Contains(t, err.Error(), "100ms")
-			assert.True(t, mark.Load(), "the exchange is told")
+			assert.True(t, mark.stalled.Load(), "the exchange is told")
 			assert.ErrorIs(t, context.Cause(ctx), errBackendStalled, "the round trip is cancelled with the cause")
 			assert.Less(t, time.Since(start), 2*time.Second)
 			_, err = b.Read(buf)
@@ -130,7 +130,7 @@ func TestStallTransport(t *testing.T) {
 	require.NoError(t, resp.Body.Close())
 	assert.Len(t, b, 100)
 
-	var mark atomic.Bool
+	var mark backendMark
 	req, _ := http.NewRequest(http.MethodGet, backend.URL+"/stall", nil)
 	req = withStallMark(req, &mark)
 	resp, err = client.Do(req)
@@ -140,7 +140,8 @@ func TestStallTransport(t *testing.T) {
 	assert.ErrorIs(t, err, errBackendStalled)
 	assert.Equal(t, "<partial>", string(b))
 	assert.InDelta(t, 150, time.Since(start).Milliseconds(), 1500)
-	assert.True(t, mark.Load())
+	assert.True(t, mark.stalled.Load())
+	assert.NotZero(t, mark.headers.Load(), "the headers came")
 	_ = resp.Body.Close()
 	select {
 	case <-backendDone:

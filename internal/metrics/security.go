@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -48,7 +50,19 @@ type PolicyMetrics struct {
 	stripped   *prometheus.CounterVec
 	legacy     *prometheus.CounterVec // legacy.go
 	signers    *legacySigners
+	// uses are the algorithm counters already resolved, by useKey: a
+	// message counts several uses, and WithLabelValues hashes and checks
+	// every label each time (issue 14: the per-request cost around the
+	// engine). The labels are a closed set; maxUseCounters bounds the
+	// cache anyway.
+	uses  sync.Map // useKey -> prometheus.Counter
+	nUses atomic.Int32
 }
+
+type useKey struct{ kind, label string }
+
+// maxUseCounters bounds PolicyMetrics.uses: kinds times the labels of each.
+const maxUseCounters = 512
 
 // Policy returns the handles of a policy, with a failure series per reason
 // created at zero so that rate() works before the first failure.
@@ -77,7 +91,18 @@ func (pm *PolicyMetrics) Failure(reason string) {
 // key_transport, data, key_reference or key_size). Callers map values to a
 // closed set of labels.
 func (pm *PolicyMetrics) Use(kind, label string) {
-	pm.algorithms.WithLabelValues(pm.name, kind, label).Inc()
+	k := useKey{kind, label}
+	if c, ok := pm.uses.Load(k); ok {
+		c.(prometheus.Counter).Inc()
+		return
+	}
+	c := pm.algorithms.WithLabelValues(pm.name, kind, label)
+	if pm.nUses.Load() < maxUseCounters {
+		if _, loaded := pm.uses.LoadOrStore(k, c); !loaded {
+			pm.nUses.Add(1)
+		}
+	}
+	c.Inc()
 }
 
 // InitStripped creates the stripped-content series of the given kinds at

@@ -22,6 +22,9 @@ var ErrCharset = errors.New("soap: charset other than UTF-8")
 // this parser did not, and read other characters than were verified
 // (UTF-7's "+ADw-" is "<").
 func CheckCharset(contentType string) error {
+	if canonicalAction(contentType) {
+		return nil
+	}
 	_, err := envelopeParams(contentType)
 	return err
 }
@@ -35,6 +38,14 @@ func ForwardContentType(contentType string, v Version) string {
 	if v != V12 {
 		return v.ContentType()
 	}
+	if canonicalAction(contentType) {
+		return contentType // already what forwardParsed would write
+	}
+	return forwardParsed(contentType, v)
+}
+
+// forwardParsed is ForwardContentType for SOAP 1.2 by the general parser.
+func forwardParsed(contentType string, v Version) string {
 	params, err := envelopeParams(contentType)
 	action, ok := params["action"]
 	if err != nil || !ok {
@@ -69,4 +80,36 @@ func envelopeParams(contentType string) (map[string]string, error) {
 		return nil, fmt.Errorf("%w: charset %q", ErrCharset, cs)
 	}
 	return params, nil
+}
+
+// canonicalActionPrefix is the Content-Type of a SOAP 1.2 request as
+// ForwardContentType writes it, up to the action's quoted value.
+const canonicalActionPrefix = `application/soap+xml; charset=utf-8; action="`
+
+// canonicalAction recognizes, without allocating, the Content-Type most
+// SOAP 1.2 stacks send and ForwardContentType forwards unchanged:
+// canonicalActionPrefix, an action of printable ASCII that needs quoting
+// (a URI: it has a ':' or '/'), no '"' or '\\' in it, and the closing
+// quote. Any other spelling takes the general
+// parser (mime.ParseMediaType), which gives the same verdict and the same
+// forwarded value for this one (TestCanonicalAction, FuzzCanonicalAction):
+// two parses and a format per SOAP 1.2 request were most of what the
+// gateway's header checks allocated (issue 14).
+func canonicalAction(contentType string) bool {
+	rest, ok := strings.CutPrefix(contentType, canonicalActionPrefix)
+	if !ok || len(rest) < 2 || rest[len(rest)-1] != '"' {
+		return false
+	}
+	action := rest[:len(rest)-1]
+	special := false
+	for i := 0; i < len(action); i++ {
+		c := action[i]
+		switch {
+		case c <= ' ' || c >= 0x7f || c == '"' || c == '\\':
+			return false
+		case strings.IndexByte(`()<>@,;:/[]?=`, c) >= 0:
+			special = true // mime.FormatMediaType quotes it
+		}
+	}
+	return special
 }

@@ -75,3 +75,65 @@ func BenchmarkCheckCharset(b *testing.B) {
 		_ = CheckCharset("text/xml; charset=utf-8")
 	}
 }
+
+// TestCanonicalAction: the allocation-free path takes the SOAP 1.2
+// Content-Type stacks send and nothing it would judge or forward
+// differently from the general parser.
+func TestCanonicalAction(t *testing.T) {
+	tests := map[string]struct {
+		ct   string
+		fast bool
+	}{
+		"ok/uri":               {`application/soap+xml; charset=utf-8; action="urn:bench/Echo"`, true},
+		"ok/http-uri":          {`application/soap+xml; charset=utf-8; action="http://tempuri.org/IService/Op"`, true},
+		"ok/query":             {`application/soap+xml; charset=utf-8; action="urn:a?b=c;d"`, true},
+		"fail/token":           {`application/soap+xml; charset=utf-8; action="Echo"`, false}, // forwarded unquoted
+		"fail/empty":           {`application/soap+xml; charset=utf-8; action=""`, false},
+		"fail/space":           {`application/soap+xml; charset=utf-8; action="urn:a b"`, false},
+		"fail/escape":          {`application/soap+xml; charset=utf-8; action="urn:a\"b"`, false},
+		"fail/non-ascii":       {"application/soap+xml; charset=utf-8; action=\"urn:\u00e9\"", false},
+		"fail/unterminated":    {`application/soap+xml; charset=utf-8; action="urn:a`, false},
+		"fail/trailing":        {`application/soap+xml; charset=utf-8; action="urn:a"; x=y`, false},
+		"fail/upper-charset":   {`application/soap+xml; charset=UTF-8; action="urn:a"`, false},
+		"fail/other-order":     {`application/soap+xml; action="urn:a"; charset=utf-8`, false},
+		"fail/duplicate":       {`application/soap+xml; charset=utf-8; action="urn:a"; action="urn:b"`, false},
+		"fail/soap11":          {`text/xml; charset=utf-8; action="urn:a"`, false},
+		"fail/quote-in-middle": {`application/soap+xml; charset=utf-8; action="urn:a"b"`, false},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			assert.Equal(t, tc.fast, canonicalAction(tc.ct))
+			sameAsParser(t, tc.ct)
+		})
+	}
+	ct := `application/soap+xml; charset=utf-8; action="urn:bench/Echo"`
+	assert.Zero(t, testing.AllocsPerRun(10, func() {
+		_ = CheckCharset(ct)
+		_ = ForwardContentType(ct, V12)
+	}))
+}
+
+// sameAsParser fails if the fast path accepts ct where the general parser
+// would refuse it or forward another value.
+func sameAsParser(t *testing.T, ct string) {
+	if !canonicalAction(ct) {
+		return
+	}
+	if _, err := envelopeParams(ct); err != nil {
+		t.Fatalf("fast path accepts %q, the parser refuses it: %v", ct, err)
+	}
+	if got := forwardParsed(ct, V12); got != ct {
+		t.Fatalf("fast path forwards %q, the parser %q", ct, got)
+	}
+}
+
+// FuzzCanonicalAction: whatever follows the prefix, the fast path agrees
+// with the general parser.
+func FuzzCanonicalAction(f *testing.F) {
+	for _, s := range []string{`urn:bench/Echo"`, `Echo"`, `a"b"`, `urn:a"; x=y`, "urn:\u00e9\"", `"`, `urn:a\"b"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, rest string) {
+		sameAsParser(t, canonicalActionPrefix+rest)
+	})
+}
