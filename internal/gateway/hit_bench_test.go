@@ -10,7 +10,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -224,11 +223,4 @@ func postHit(b *testing.B, c *http.Client, url string, msg []byte, errs *int) {
 			b.Fatalf("%s: %d errors, last %v", url, *errs, err)
 		}
 	}
-}
-
-// processCPU is the process's user + system time, every thread.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
