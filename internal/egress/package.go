@@ -3,7 +3,6 @@ package egress
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/wssgw/wssgw/internal/mime"
 	"github.com/wssgw/wssgw/internal/signer"
@@ -35,21 +34,7 @@ func (c *Client) SecurePackage(pkg *mime.Package) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pkg.IsXOP() {
-		o.XOP = func(cid string) (io.ReadCloser, bool, error) {
-			part, ok := pkg.Attachment(cid)
-			if !ok {
-				return nil, false, nil
-			}
-			r, err := part.Open()
-			return r, true, err
-		}
-	} else {
-		for _, a := range pkg.Attachments {
-			o.SwA = append(o.SwA, signer.SwAPart{ContentID: a.ContentID(), Header: a.Header(), Open: a.Open})
-		}
-		o.SwAMaxXML = c.mime.MaxRootSize
-	}
+	o.SetPackage(pkg, c.mime.MaxRootSize)
 	out, err := signer.Secure(pkg.RootBytes, o)
 	switch {
 	case errors.Is(err, signer.ErrEnvelope) || errors.Is(err, signer.ErrSecured):

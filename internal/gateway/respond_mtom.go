@@ -3,7 +3,6 @@ package gateway
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -84,21 +83,7 @@ func (rs *responder) signPackage(rt *route, pkg *wmime.Package, req *requester) 
 	if o.EncryptFor != nil {
 		return nil, errResponseEncrypted
 	}
-	if pkg.IsXOP() {
-		o.XOP = func(cid string) (io.ReadCloser, bool, error) {
-			part, ok := pkg.Attachment(cid)
-			if !ok {
-				return nil, false, nil
-			}
-			r, err := part.Open()
-			return r, true, err
-		}
-	} else {
-		for _, a := range pkg.Attachments {
-			o.SwA = append(o.SwA, signer.SwAPart{ContentID: a.ContentID(), Header: a.Header(), Open: a.Open})
-		}
-		o.SwAMaxXML = int64(rs.cfg.MaxBufferedSize)
-	}
+	o.SetPackage(pkg, int64(rs.cfg.MaxBufferedSize))
 	start := time.Now()
 	out, err := signer.Secure(pkg.RootBytes, o)
 	rt.metrics.Stage(metrics.StageSign, time.Since(start))
