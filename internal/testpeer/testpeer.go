@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wssgw/wssgw/internal/testvectors"
 )
 
 // Job is one job of a peer's batch (or client) command: an id the result
@@ -40,7 +42,7 @@ func Jar(t testing.TB, name string) string {
 		_, err := exec.LookPath(tool)
 		Need(t, tool, err)
 	}
-	root, err := moduleRoot()
+	root, err := testvectors.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,24 +55,6 @@ func Jar(t testing.TB, name string) string {
 	}
 	Need(t, name+" peer build", err)
 	return strings.TrimSpace(string(out))
-}
-
-// moduleRoot is the directory of the go.mod above the test's package.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("testpeer: no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // Batch writes jobs to cmd (java -jar peer.jar batch|client ...) as JSON

@@ -14,14 +14,3 @@ func TestBatch(t *testing.T) {
 		t.Fatalf("results %+v", res)
 	}
 }
-
-// TestModuleRoot: the jar builds are found from any package directory.
-func TestModuleRoot(t *testing.T) {
-	root, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := exec.LookPath(root + "/interop/wss4j/build.sh"); err != nil {
-		t.Fatalf("no WSS4J peer build under %s: %v", root, err)
-	}
-}
