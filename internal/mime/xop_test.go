@@ -57,6 +57,20 @@ const (
 	xopEnd = `</s:Body></s:Envelope>`
 )
 
+// twoPartCase reads a package with attachments a@x and b@x, MTOM unless
+// ct is given (SwA), and scans doc, the root a test case checks.
+func twoPartCase(t *testing.T, sc *xmlscan.Scanner, ct, doc string) (*Package, *xmlscan.Document) {
+	t.Helper()
+	root := hdrSwA
+	if ct == "" {
+		ct, root = ctMTOM, hdrRoot
+	}
+	p := readPkg(t, testLimits(t), ct, pkg(part(root, envXOP), att("a@x", "AAA"), att("b@x", "BBB")))
+	var d xmlscan.Document
+	require.NoError(t, sc.Scan([]byte(doc), &d))
+	return p, &d
+}
+
 func TestResolveXOP(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -98,14 +112,8 @@ func TestResolveXOP(t *testing.T) {
 	require.NoError(t, err)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ct, root := ctMTOM, hdrRoot
-			if tt.ct != "" {
-				ct, root = tt.ct, hdrSwA
-			}
-			p := readPkg(t, testLimits(t), ct, pkg(part(root, envXOP), att("a@x", "AAA"), att("b@x", "BBB")))
-			var d xmlscan.Document
-			require.NoError(t, sc.Scan([]byte(xopEnv+tt.body+xopEnd), &d))
-			incs, err := ResolveXOP(&d, p)
+			p, d := twoPartCase(t, sc, tt.ct, xopEnv+tt.body+xopEnd)
+			incs, err := ResolveXOP(d, p)
 			if tt.want != nil {
 				require.ErrorIs(t, err, tt.want)
 				return
@@ -171,14 +179,8 @@ func TestCheckSigned(t *testing.T) {
 	require.NoError(t, err)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ct, root := ctMTOM, hdrRoot
-			if tt.ct != "" {
-				ct, root = tt.ct, hdrSwA
-			}
-			p := readPkg(t, testLimits(t), ct, pkg(part(root, envXOP), att("a@x", "AAA"), att("b@x", "BBB")))
-			var d xmlscan.Document
-			require.NoError(t, sc.Scan([]byte(tt.doc), &d))
-			err := CheckSigned(&d, p)
+			p, d := twoPartCase(t, sc, tt.ct, tt.doc)
+			err := CheckSigned(d, p)
 			if tt.want != nil {
 				require.ErrorIs(t, err, tt.want)
 				return
