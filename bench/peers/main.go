@@ -114,7 +114,7 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
-	jar, err := script("interop/wss4j/build.sh")
+	jar, err := script("interop/build.sh", "wss4j")
 	if err != nil {
 		return fmt.Errorf("WSS4J peer: %w", err)
 	}
@@ -195,9 +195,9 @@ func median(all [][]result) []result {
 
 // script runs a repository script that prints a path (the peer's jar, the
 // venv's python).
-func script(path string) (string, error) {
+func script(path string, args ...string) (string, error) {
 	var stderr bytes.Buffer
-	cmd := exec.Command("bash", path)
+	cmd := exec.Command("bash", append([]string{path}, args...)...)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {

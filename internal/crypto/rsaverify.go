@@ -4,6 +4,7 @@ import (
 	"crypto"
 	"crypto/rsa"
 	"crypto/subtle"
+	"math/bits"
 	"sync"
 
 	"filippo.io/bigmod"
@@ -58,7 +59,7 @@ func verifyPKCS1v15(pub *rsa.PublicKey, h crypto.Hash, hashed, sig []byte) error
 
 func cacheRSAVerifier(pub *rsa.PublicKey) {
 	n, err := bigmod.NewModulus(pub.N.Bytes())
-	if err != nil || pub.E < 2 || pub.E > 1<<31-1 {
+	if err != nil || pub.E < 2 || pub.E > 1<<31-1 || n.Size() > maxRSABytes {
 		return // crypto/rsa accepted it, so this does not happen; stay on crypto/rsa if it does
 	}
 	v := &rsaVerifier{n: n, e: uint(pub.E), k: (pub.N.BitLen() + 7) / 8}
@@ -79,7 +80,11 @@ func (v *rsaVerifier) verify(h crypto.Hash, hashed, sig []byte) bool {
 	if err != nil {
 		return false
 	}
-	em := bigmod.NewNat().ExpShortVarTime(s, v.e, v.n).Bytes(v.n)
+	var buf [maxRSABytes]byte
+	em := natBytes(bigmod.NewNat().ExpShortVarTime(s, v.e, v.n), buf[:v.k])
+	if em == nil {
+		return false
+	}
 	// EM = 0x00 || 0x01 || PS (0xff…) || 0x00 || DigestInfo prefix || H
 	t := v.k - len(prefix) - len(hashed)
 	ok = em[0] == 0 && em[1] == 1 && em[t-1] == 0
@@ -88,6 +93,32 @@ func (v *rsaVerifier) verify(h crypto.Hash, hashed, sig []byte) bool {
 	}
 	return ok && subtle.ConstantTimeCompare(em[t:t+len(prefix)], prefix) == 1 &&
 		subtle.ConstantTimeCompare(em[t+len(prefix):], hashed) == 1
+}
+
+// maxRSABytes bounds the moduli whose encoded message is written on the
+// stack (natBytes): 8192 bits, more than any key a policy admits.
+const maxRSABytes = 1024
+
+// natBytes is x.Bytes(m) written into out (len(out) == m.Size()) instead
+// of a new slice: a verification allocated it (issue 14). nil when out is
+// too short, which the callers' size checks exclude.
+func natBytes(x *bigmod.Nat, out []byte) []byte {
+	i := len(out)
+	for _, limb := range x.Bits() {
+		for range bits.UintSize / 8 {
+			i--
+			if i < 0 {
+				if limb == 0 {
+					break
+				}
+				return nil
+			}
+			out[i] = byte(limb)
+			limb >>= 8
+		}
+	}
+	clear(out[:max(i, 0)])
+	return out
 }
 
 // digestInfoPrefix is the DER of DigestInfo up to the hash value (RFC 8017

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"filippo.io/bigmod"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -154,5 +155,26 @@ func TestVerifySignatureSHA256(t *testing.T) {
 			err = VerifySignatureSHA256(c.alg, &key.PublicKey, si, c.sum, sig)
 			assert.Equal(t, c.ok, err == nil, "%v", err)
 		})
+	}
+}
+
+// TestNatBytes holds natBytes to bigmod's Bytes, which it replaces on the
+// verify path: values with leading zero bytes, the largest, odd sizes.
+func TestNatBytes(t *testing.T) {
+	for _, bitLen := range []int{1024, 2047, 2048, 3072, 4096} {
+		// Any odd modulus of that length will do: no prime search.
+		n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), uint(bitLen-1)))
+		require.NoError(t, err)
+		n.SetBit(n, bitLen-1, 1).SetBit(n, 0, 1)
+		m, err := bigmod.NewModulus(n.Bytes())
+		require.NoError(t, err)
+		for _, x := range []*big.Int{big.NewInt(0), big.NewInt(1), new(big.Int).Rsh(n, 9), new(big.Int).Sub(n, big.NewInt(1))} {
+			v, err := bigmod.NewNat().SetBytes(x.Bytes(), m)
+			require.NoError(t, err)
+			got := natBytes(v, make([]byte, m.Size()))
+			assert.Equal(t, v.Bytes(m), got, "ok/%d bits %x", bitLen, x)
+		}
+		v, _ := bigmod.NewNat().SetBytes(new(big.Int).Sub(n, big.NewInt(1)).Bytes(), m)
+		assert.Nil(t, natBytes(v, make([]byte, m.Size()-8)), "fail/%d bits into a short buffer", bitLen)
 	}
 }

@@ -74,9 +74,11 @@ func VerifySignatureSHA256(alg string, key any, signedInfo []byte, sum *[sha256.
 
 // verifySignature verifies with the digest of signedInfo pre when given.
 func verifySignature(a algInfo, key any, signedInfo, pre, sigValue []byte) error {
-	var buf [sha512.Size]byte
 	hashed := pre
 	if hashed == nil && (a.sig == sigRSA || a.sig == sigRSAPSS || a.sig == sigECDSA) {
+		// Declared here: it escapes, and a caller with the digest (pre)
+		// should not pay its allocation (issue 14).
+		var buf [sha512.Size]byte
 		hashed = digest(a.hash, signedInfo, &buf)
 	}
 	switch a.sig {
@@ -133,6 +135,7 @@ func verifySignature(a algInfo, key any, signedInfo, pre, sigValue []byte) error
 		if len(sigValue) != a.hash.Size() {
 			return errBadSignature
 		}
+		var buf [sha512.Size]byte
 		if !hmac.Equal(macSum(a.hash, k, signedInfo, &buf), sigValue) { // constant time
 			return errBadSignature
 		}

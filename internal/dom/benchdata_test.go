@@ -301,7 +301,7 @@ func benchNoPeer() string {
 // JVM (batch mode).
 func benchWSS4JMessages(dir string, k *benchKeys, cases []benchCase, now time.Time) ([][]byte, error) {
 	var stderr bytes.Buffer
-	build := exec.Command("bash", filepath.Join("..", "..", "interop", "wss4j", "build.sh"))
+	build := exec.Command("bash", filepath.Join("..", "..", "interop", "build.sh"), "wss4j")
 	build.Stderr = &stderr
 	out, err := build.Output()
 	if err != nil {

@@ -59,7 +59,8 @@ func histogramCount(t *testing.T, m *metrics.Metrics, name string, want map[stri
 // TestMTOMLookupHits: an MTOM package is on the template path like a plain
 // message (issue 14): the first one of a shape is a miss the DOM engine
 // handles and learns from, the next ones are hits; not_applicable is left
-// for packages with encrypted content or attachments.
+// for packages with encrypted headers or attachments (an encrypted Body
+// with its CipherValues in parts hits too: TestWSS4JEncryptedMTOMTemplateHits).
 func TestMTOMLookupHits(t *testing.T) {
 	dir := t.TempDir()
 	ca := testpki.NewCA(t, "mtom lookup CA")

@@ -86,7 +86,9 @@ func (s *security) secure(ctx context.Context, r *http.Request, body io.Reader, 
 	if err != nil {
 		return nil, nil, err
 	}
-	res, out, err := s.policy.Verify(ctx, s.engine, data, s.now())
+	// data was read for this request alone: the forwarded bytes are
+	// data itself, the Security header cut in place (issue 14).
+	res, out, err := s.policy.VerifyOwned(ctx, s.engine, data, s.now())
 	if errors.Is(err, budget.ErrOverloaded) {
 		// No verdict on the message: no DOM worker was free (overload.go).
 		return nil, res, err

@@ -10,9 +10,10 @@ import (
 // MTOM or SwA package is matched like a plain message against the
 // templates learned from packages' roots, its xop:Includes and SwA
 // References resolved against atts and the parts streamed into the
-// digests (xop.go, swa.go); a miss goes to the DOM engine, which teaches
+// digests (xop.go, swa.go), an encrypted Body's CipherValues read from
+// their parts (xop_enc.go); a miss goes to the DOM engine, which teaches
 // the store. A package the template path does not describe (encrypted
-// content, attachments encrypted: learnablePackage) is counted as
+// headers, attachments encrypted: learnablePackage) is counted as
 // not_applicable, not as a miss, so that a route carrying it by design
 // does not look like one whose partner changed its message shape
 // (WssgwTemplateMissRateHigh).

@@ -171,6 +171,7 @@ func BenchmarkEngines(b *testing.B) {
 				}
 			}
 			fl := floorOf(b, f, msg)
+			hitB, hitAllocs := hitAllocs(b, f, msg)
 			var tTpl, tDOM, tFloor, cTpl, cDOM, cFloor time.Duration
 			b.ReportAllocs()
 			b.SetBytes(int64(len(msg)))
@@ -208,6 +209,9 @@ func BenchmarkEngines(b *testing.B) {
 			b.ReportMetric(float64(cTpl)/float64(cFloor), "cpu-template/floor")
 			b.ReportMetric(float64(cDOM)/float64(cTpl), "cpu-dom/template")
 			b.ReportMetric(float64(tDOM)/float64(tTpl), "dom/template")
+			// The template path's own: B/op and allocs/op count all three.
+			b.ReportMetric(hitB, "template-B/op")
+			b.ReportMetric(hitAllocs, "template-allocs/op")
 		})
 	}
 }

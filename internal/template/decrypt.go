@@ -59,20 +59,26 @@ type decStep struct {
 	content         bool
 	inner           *Template
 	root            *node // the inner template alone
+
+	// cipherPart, dataPart: the slot is the href of an xop:Include
+	// naming the part that holds the octets (xop_enc.go).
+	cipherPart, dataPart bool
 }
 
 // learnEncrypted learns a message the DOM engine decrypted once, with one
 // EncryptedKey for one EncryptedData in the Body.
-func learnEncrypted(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy) (*Template, error) {
+// atts are the parts of an MTOM package whose root data is (xop_enc.go),
+// nil for a plain message.
+func learnEncrypted(sc *xmlscan.Scanner, data []byte, atts wss.Attachments, res *wss.Result, p *wss.Policy) (*Template, error) {
 	if len(res.Decrypted) != 1 || res.Decrypted[0].Header {
 		return nil, unsupported("decryption other than one Body EncryptedData")
 	}
 	enc := &splice{}
-	outer, err := learnPhase(sc, data, res, p, phaseOuter, enc, false)
+	outer, err := learnPhase(sc, data, res, p, phaseOuter, enc, atts)
 	if err != nil {
 		return nil, err
 	}
-	inner, err := learnPhase(sc, res.Document, res, p, phaseInner, enc, false)
+	inner, err := learnPhase(sc, res.Document, res, p, phaseInner, enc, atts)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +138,7 @@ func (l *learner) decryption(ek int) error {
 				}
 			}
 		case l.is(c, nsXEnc, "CipherData"):
-			st.cipher = l.cipherSlot(c)
+			st.cipher, st.cipherPart = l.cipherValueSlot(c)
 		case l.is(c, nsXEnc, "ReferenceList"):
 			refs := l.children(c)
 			if len(refs) != 1 || !l.is(refs[0], nsXEnc, "DataReference") {
@@ -171,7 +177,7 @@ func (l *learner) encryptedData(ed int, st *decStep) error {
 		case l.is(c, nsXEnc, "EncryptionMethod"):
 			st.alg = l.attrValue(c, "Algorithm")
 		case l.is(c, nsXEnc, "CipherData"):
-			st.data = l.cipherSlot(c)
+			st.data, st.dataPart = l.cipherValueSlot(c)
 		case l.is(c, nsDS, "KeyInfo") && st.data < 0:
 			// The key is the EncryptedKey's, which lists this
 			// EncryptedData. The DOM engine requires a key this KeyInfo
@@ -208,21 +214,13 @@ func (l *learner) keyIdentifierIn(i int) bool {
 	return false
 }
 
-func (l *learner) cipherSlot(cd int) int {
-	cv := l.d.FirstChild(cd)
-	if cv < 0 || !l.is(cv, nsXEnc, "CipherValue") || l.d.NextSibling(cv) >= 0 {
-		return -1
-	}
-	return l.textSlot(cv)
-}
-
 // recipient finds the decryption key the DOM engine used: the one that
 // unwraps the learned EncryptedKey. The EncryptedKey's KeyInfo is constant
 // in the template, so the DOM engine picks the same key for every match
 // as long as the policy's keys are the same (checked per match).
 func (l *learner) recipient(st *decStep) error {
 	st.keys = l.p.DecryptionKeys()
-	ct, err := wss.DecodeBase64(l.value(st.cipher))
+	ct, err := l.cipherOctets(st.cipher, st.cipherPart)
 	if err != nil {
 		return unsupported("EncryptedKey value")
 	}
@@ -270,7 +268,7 @@ func (r *run) decrypt(st *decStep, sigs *int) error {
 	if t != st.inner {
 		return &fallback{"plaintext shape"}
 	}
-	in.t, in.top, in.data, in.p, in.now, in.e, in.res, in.shared = t, r.top, doc, r.p, r.now, r.e, r.res, r.shared
+	in.t, in.top, in.data, in.p, in.now, in.e, in.res, in.shared, in.blk = t, r.top, doc, r.p, r.now, r.e, r.res, r.shared, r.blk
 	defer func() { r.shared = in.shared }()
 	// The plaintext must be exactly where the learned one was: the same
 	// markup around a shifted boundary would be other structure.
@@ -289,6 +287,13 @@ func (r *run) decrypt(st *decStep, sigs *int) error {
 			}
 		}
 	}
+	if t.pkg {
+		// An encrypted package: the plaintext message's includes and
+		// the package's facts (xop_enc.go).
+		if f := in.plainAttachments(r, st); f != nil {
+			return f
+		}
+	}
 	r.res.Document = doc
 	r.res.Decrypted = append(r.res.Decrypted, wss.Decryption{Start: in.at(t.plain.holder), Content: st.content, Algorithm: st.alg, KeyTransport: st.kt})
 	return in.steps(t.steps, sigs)
@@ -299,11 +304,11 @@ func (r *run) plaintext(st *decStep) ([]byte, error) {
 	if !ok {
 		return nil, wss.Failf(wss.ReasonToken, "decryption key cannot decrypt")
 	}
-	ek, err := wss.DecodeBase64(r.val(st.cipher))
+	ek, err := r.cipherOctets(st.cipher, st.cipherPart)
 	if err != nil {
 		return nil, err
 	}
-	cv, err := wss.DecodeBase64(r.val(st.data))
+	cv, err := r.cipherOctets(st.data, st.dataPart)
 	if err != nil {
 		return nil, err
 	}

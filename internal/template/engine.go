@@ -108,8 +108,7 @@ func (e *Engine) process(data []byte, atts wss.Attachments, p *wss.Policy, now t
 	}
 	r.t, r.data, r.p, r.now, r.e, r.atts = t, data, p, now.UTC(), e, atts
 	res, err := r.exec()
-	var fb *fallback
-	if errors.As(err, &fb) {
+	if err != nil && isFallback(err) {
 		return e.slow(data, atts, p, now, metrics.LookupRejected, match)
 	}
 	t.hits.Add(1)
@@ -126,6 +125,14 @@ func (e *Engine) process(data []byte, atts wss.Attachments, p *wss.Policy, now t
 	}
 	res.Lookup, res.MatchTime, res.ProcessTime = metrics.LookupHit, match, time.Since(start)
 	return res, err
+}
+
+// isFallback reports whether err is a fallback. Its own function: the
+// target errors.As needs escapes, and a hit without an error should not
+// pay its allocation.
+func isFallback(err error) bool {
+	var fb *fallback
+	return errors.As(err, &fb)
 }
 
 // domRun is the DOM engine on a plain message or a package.
@@ -147,10 +154,13 @@ func (e *Engine) applies(data []byte, p *wss.Policy) bool {
 }
 
 func (e *Engine) put(r *run) {
-	r.doc.Reset()
+	if r.scanned { // a fast body hit never gates into doc: nothing to reset
+		r.doc.Reset()
+	}
 	r.fb.data, r.fb.h = nil, nil
 	*r = run{caps: r.caps[:0], buf: r.buf[:0], norm: r.norm[:0], tmp: r.tmp[:0], part: r.part[:0], doc: r.doc, fb: r.fb,
-		cids: r.cids[:0], flipped: r.flipped[:0], bodyInc: r.bodyInc[:0], swaCIDs: r.swaCIDs[:0]}
+		cids: r.cids[:0], flipped: r.flipped[:0], bodyInc: r.bodyInc[:0], swaCIDs: r.swaCIDs[:0],
+		bodySum: r.bodySum[:0], dv: r.dv[:0], h: r.h, hAlg: r.hAlg}
 	e.runs.Put(r)
 }
 
@@ -202,7 +212,7 @@ func (s *Store) skipped(reason string) {
 // newTemplate learns the template of a message (a package's root when
 // atts is not nil) the DOM engine accepted at now with facts res.
 func (e *Engine) newTemplate(data []byte, atts wss.Attachments, res *wss.Result, p *wss.Policy, now time.Time) (*Template, error) {
-	t, err := learn(e.scanner, data, res, p, atts != nil)
+	t, err := learn(e.scanner, data, atts, res, p)
 	if err == nil && (len(res.Decrypted) > 0 || t.pkg) {
 		err = e.selfCheck(t, data, atts, res, p, now)
 	}

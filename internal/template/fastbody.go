@@ -6,6 +6,7 @@ import (
 	"hash"
 	"unicode/utf8"
 
+	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
@@ -52,17 +53,27 @@ type fastAttr struct {
 	norm                 bool   // value needs attribute-value normalization
 }
 
-// fastOpen is an open element.
+// fastOpen is an open element, small because one is pushed per element:
+// its qualified name and prefix are offsets into the data.
 type fastOpen struct {
-	qname []byte
-	// prefix and space: the element's, in effect in the output after
-	// its start tag (known: not the Body, whose are the context's).
-	prefix, space []byte
-	known         bool
-	scope         int // len(fb.scope) before its declarations
-	rendered      int // len(fb.rendered) before its start tag
-	text          int // raw character data directly inside it
+	// space: the element's namespace, fb.spaces[space], in effect in
+	// the output after its start tag (known: not the Body, whose is the
+	// context's).
+	space    int32
+	qs       int32 // the qualified name is data[qs:qs+qn]
+	qn       int32
+	pn       int32 // the prefix is data[qs:qs+pn]
+	scope    int32 // len(fb.scope) before its declarations
+	rendered int32 // len(fb.rend) before its start tag
+	text     int32 // raw character data directly inside it
+	// kind: elements of one kind have the same prefix and namespace
+	// (simpleTag's children inherit their parent's); 0 is the Body's.
+	kind  int32
+	known bool
 }
+
+func (o *fastOpen) qname(data []byte) []byte  { return data[o.qs : o.qs+o.qn] }
+func (o *fastOpen) prefix(data []byte) []byte { return data[o.qs : o.qs+o.pn] }
 
 // fastBody is the state of one pass; runs keep one.
 type fastBody struct {
@@ -85,6 +96,18 @@ type fastBody struct {
 	// onlyLens has bit n set when an ElementOnly local name is n bytes
 	// long (63: longer): most names are rejected without a compare.
 	onlyLens uint64
+
+	// The structural scan (fastbody_scan.go): the content is
+	// data[base:end], nblk 64-byte blocks (the last padded); win holds
+	// the stopText masks of blocks wb..wb+wn-1, then their stopAttr
+	// masks.
+	base, end, nblk int
+	wb, wn          int
+	lo, wlen        int // the window is data[lo:lo+wlen]
+	win             *[2 * scanWin]uint64
+	shapes          []tagShape // by depth: the last start tag simpleTag checked
+	spaces          [][]byte   // the namespaces of open elements
+	kinds           int32      // fastOpen.kind given out
 }
 
 const fastFlush = 16 << 10
@@ -95,28 +118,48 @@ const fastFlush = 16 << 10
 func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.Limits, h hash.Hash) bool {
 	fb.data, fb.ctx, fb.lim, fb.h = data, ctx, lim, h
 	fb.out, fb.mark = fb.out[:0], start
+	fb.base, fb.end, fb.nblk, fb.wb, fb.wn, fb.lo, fb.wlen = start, end, (end-start+63)/64, 0, 0, start, 0
 	fb.scope = append(fb.scope[:0], ctx.scope...)
 	fb.rend = append(fb.rend[:0], ctx.rendered...)
-	fb.open = append(fb.open[:0], fastOpen{scope: len(fb.scope), rendered: len(fb.rend)}) // the Body
+	fb.open = append(fb.open[:0], fastOpen{scope: int32(len(fb.scope)), rendered: int32(len(fb.rend))}) // the Body
 	fb.elems, fb.decl, fb.tops = ctx.elements, ctx.nsDecls, 0
 	fb.onlyLens = 0
+	fb.shapes = fb.shapes[:0] // offsets into the last data
+	fb.spaces, fb.kinds = fb.spaces[:0], 0
 	for _, n := range fb.only {
 		fb.onlyLens |= 1 << min(len(n.Local), 63)
 	}
+	if end-start >= 1<<31 {
+		return false // offsets are int32
+	}
 	p := start
-	for p < end {
-		q := p + bytes.IndexByte(data[p:end], '<')
-		if q < p {
-			q = end
-		}
-		if q > p {
-			if !fb.text(p, data[p:q]) {
+	for {
+		// Character data, from stop to stop (fastbody_scan.go); most
+		// tags follow a tag.
+		ts := p
+		for p == end || data[p] != '<' {
+			q, ok := fb.peek(p, 0)
+			if !ok {
+				q = fb.next(p, 0)
+			}
+			if q == end || data[q] == '<' {
+				p = q
+				break
+			}
+			if p, ok = fb.textStop(ts, q); !ok {
 				return false
 			}
 		}
-		if q == end {
+		if p > ts {
+			o := &fb.open[len(fb.open)-1]
+			if o.text += int32(p - ts); int(o.text) > fb.lim.MaxTextLen {
+				return false
+			}
+		}
+		if p == end {
 			break
 		}
+		q := p
 		if q+1 >= end {
 			return false
 		}
@@ -158,17 +201,23 @@ func (fb *fastBody) flush() {
 // form shares with the input (most of it) is never copied piece by
 // piece, and a long run goes to the hash without a copy.
 func (fb *fastBody) sync(x int) {
+	if x-fb.mark >= fastFlush || fb.h == nil {
+		fb.syncLong(x)
+		return
+	}
+	fb.out = append(fb.out, fb.data[fb.mark:x]...)
+	fb.mark = x
+}
+
+func (fb *fastBody) syncLong(x int) {
 	if fb.h != nil && x > fb.mark {
-		if x-fb.mark >= fastFlush {
-			fb.spill()
-			fb.h.Write(fb.data[fb.mark:x])
-		} else {
-			fb.out = append(fb.out, fb.data[fb.mark:x]...)
-		}
+		fb.spill()
+		fb.h.Write(fb.data[fb.mark:x])
 	}
 	fb.mark = x
 }
 
+//go:noinline
 func (fb *fastBody) spill() {
 	if fb.h != nil {
 		fb.h.Write(fb.out)
@@ -176,88 +225,43 @@ func (fb *fastBody) spill() {
 	fb.out = fb.out[:0]
 }
 
-// textSpecial marks the bytes of character data that need a closer look.
-var textSpecial = func() (t [256]bool) {
-	for i := range t {
-		t[i] = i < 0x20 && i != '\t' && i != '\n' || i >= 0x80 || i == '&' || i == '>' || i == '\r'
-	}
-	return t
-}()
-
-// Eight bytes at a time (SWAR): a word none of whose bytes is special is
-// skipped whole; the tests are exact (Hacker's Delight 6-1: "has a byte
-// less than n" is exact for n <= 128, "has a zero byte" always).
-const (
-	lsb8 = 0x0101010101010101
-	msb8 = 0x8080808080808080
-)
-
-func hasZero8(x uint64) uint64         { return (x - lsb8) & ^x & msb8 }
-func hasByte8(x uint64, c byte) uint64 { return hasZero8(x ^ lsb8*uint64(c)) }
-func hasLess8(x uint64, n byte) uint64 { return (x - lsb8*uint64(n)) & ^x & msb8 }
-
-// textPlain8: no byte of x is special in text (textSpecial).
-func textPlain8(x uint64) bool {
-	return (x&msb8 | hasLess8(x, 0x20) | hasByte8(x, '&') | hasByte8(x, '>')) == 0
-}
-
-// attrPlain8: no byte of x is special in an attribute value (attrSpecial).
-func attrPlain8(x uint64) bool {
-	return (x&msb8 | hasLess8(x, 0x20) | hasByte8(x, '&') | hasByte8(x, '<') | hasByte8(x, '"')) == 0
-}
-
-// text canonicalizes a run of character data (no '<' in it) at p.
-func (fb *fastBody) text(p int, v []byte) bool {
-	o := &fb.open[len(fb.open)-1]
-	if o.text += len(v); o.text > fb.lim.MaxTextLen {
-		return false
-	}
-	slow := 0 // up to here, byte by byte: a word there had a special byte
-	for i := 0; i < len(v); {
-		if i >= slow && i+8 <= len(v) {
-			if textPlain8(binary.LittleEndian.Uint64(v[i:])) {
-				i += 8
-				continue
-			}
-			slow = i + 8
+// textStop handles the stopText byte at i (not '<') of the run of
+// character data that started at ts, and returns where the run goes on.
+func (fb *fastBody) textStop(ts, i int) (int, bool) {
+	data := fb.data
+	switch c := data[i]; {
+	case c == '>':
+		if i >= ts+2 && data[i-1] == ']' && data[i-2] == ']' {
+			return 0, false // "]]>" in text: not well-formed
 		}
-		c := v[i]
-		if !textSpecial[c] {
-			i++
-			continue
+		fb.sync(i)
+		fb.out = append(fb.out, "&gt;"...)
+		fb.mark = i + 1
+		fb.flush()
+		return i + 1, true
+	case c == '&':
+		r, n := charRef(data[i:fb.end])
+		if n == 0 {
+			return 0, false
 		}
-		switch {
-		case c == '>':
-			if i >= 2 && v[i-1] == ']' && v[i-2] == ']' {
-				return false // "]]>" in text: not well-formed
-			}
-			fb.sync(p + i)
-			fb.out = append(fb.out, "&gt;"...)
-			i++
-			fb.mark = p + i
-			fb.flush()
-		case c == '&':
-			r, n := charRef(v[i:])
-			if n == 0 {
-				return false
-			}
-			fb.sync(p + i)
-			fb.out = appendTextRune(fb.out, r)
-			i += n
-			fb.mark = p + i
-			fb.flush()
-		case c >= 0x80:
-			// Copied as it is: valid UTF-8 of an XML character.
-			r, n := utf8.DecodeRune(v[i:])
+		fb.sync(i)
+		fb.out = appendTextRune(fb.out, r)
+		fb.mark = i + n
+		fb.flush()
+		return i + n, true
+	case c >= 0x80:
+		// Copied as it is: valid UTF-8 of XML characters. A non-ASCII
+		// run is taken whole, not stop by stop.
+		for i < fb.end && data[i] >= 0x80 {
+			r, n := utf8.DecodeRune(data[i:fb.end])
 			if r == utf8.RuneError || !xmlChar(r) {
-				return false
+				return 0, false
 			}
 			i += n
-		default: // control characters, CR
-			return false
 		}
+		return i, true
 	}
-	return true
+	return 0, false // control characters, CR
 }
 
 // charRef decodes a predefined entity or character reference at the start
@@ -297,39 +301,17 @@ func charRef(v []byte) (rune, int) {
 }
 
 // appendTextRune appends a character of a text node escaped as C14N 1.0
-// §2.3 requires.
+// §2.3 requires (c14n.AppendText: the rule is written once).
 func appendTextRune(dst []byte, r rune) []byte {
-	switch r {
-	case '&':
-		return append(dst, "&amp;"...)
-	case '<':
-		return append(dst, "&lt;"...)
-	case '>':
-		return append(dst, "&gt;"...)
-	case '\r':
-		return append(dst, "&#xD;"...)
-	}
-	return utf8.AppendRune(dst, r)
+	var b [utf8.UTFMax]byte
+	return c14n.AppendText(dst, utf8.AppendRune(b[:0], r))
 }
 
 // appendAttrRune appends a character of an attribute value escaped as
-// C14N 1.0 §2.3 requires.
+// C14N 1.0 §2.3 requires (c14n.AppendAttr).
 func appendAttrRune(dst []byte, r rune) []byte {
-	switch r {
-	case '&':
-		return append(dst, "&amp;"...)
-	case '<':
-		return append(dst, "&lt;"...)
-	case '"':
-		return append(dst, "&quot;"...)
-	case '\t':
-		return append(dst, "&#x9;"...)
-	case '\n':
-		return append(dst, "&#xA;"...)
-	case '\r':
-		return append(dst, "&#xD;"...)
-	}
-	return utf8.AppendRune(dst, r)
+	var b [utf8.UTFMax]byte
+	return c14n.AppendAttr(dst, utf8.AppendRune(b[:0], r))
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -446,22 +428,28 @@ const simpleAttrs = 8
 func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 	data, lim := fb.data, fb.lim
 	parent := &fb.open[len(fb.open)-1]
+	if !parent.known {
+		return 0, false
+	}
+	var at [simpleAttrs][2]int32 // attribute start (its name), value end (the closing quote)
+	if s := fb.shapeAt(q, parent); s != nil {
+		if p := fb.shapeAttrs(q, end, s, &at); p != 0 {
+			return fb.simpleDone(q, q+1+int(s.qn), p, &at, int(s.n), s.sorted, &s.perm, parent)
+		}
+	}
 	p := q + 1
 	ne, colon := name(data, p, end)
-	if ne == p || ne-p > lim.MaxNameLen || !parent.known {
+	if ne == p || ne-p > lim.MaxNameLen {
 		return 0, false
 	}
-	qn := data[p:ne]
-	var prefix, local []byte
+	pn := 0
 	if colon >= 0 {
-		prefix, local = data[p:colon], data[colon+1:ne]
-	} else {
-		local = qn
+		pn = colon - p
 	}
-	if !bytes.Equal(parent.prefix, prefix) || string(qn) == "xmlns" {
+	if pn != int(parent.pn) || !eqAt(data, p, int(parent.qs), pn) || ne-p == 5 && string(data[p:ne]) == "xmlns" {
 		return 0, false
 	}
-	var at [simpleAttrs][3]int32 // name start, name end, value end (the closing quote)
+	var names [simpleAttrs]int32 // attribute name ends
 	n := 0
 	sorted := true
 	p = ne
@@ -480,43 +468,179 @@ func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 		if ae == as || c >= 0 || ae-as > lim.MaxNameLen || ae+1 >= end || data[ae] != '=' || data[ae+1] != '"' {
 			return 0, false
 		}
-		an := data[as:ae]
-		if string(an) == "xmlns" || string(an) == "Id" || string(an) == "ID" {
-			return 0, false
+		switch an := data[as:ae]; len(an) {
+		case 2:
+			if string(an) == "Id" || string(an) == "ID" {
+				return 0, false
+			}
+		case 5:
+			if string(an) == "xmlns" {
+				return 0, false
+			}
 		}
 		vs := ae + 2
-		ve := vs + bytes.IndexByte(data[vs:end], '"')
-		if ve < vs || ve-vs > lim.MaxAttrValueLen || !plainValue(data[vs:ve]) {
+		// The value ends at the first stopAttr byte when it is plain.
+		ve, ok := fb.peek(vs, scanWin)
+		if !ok {
+			ve = fb.next(vs, scanWin)
+		}
+		if ve >= end || data[ve] != '"' || ve-vs > lim.MaxAttrValueLen {
 			return 0, false
 		}
 		for k := range n {
-			b := data[at[k][0]:at[k][1]]
-			if bytes.Equal(b, an) {
+			c := cmpAt(data, int(at[k][0]), int(names[k]), as, ae)
+			if c == 0 {
 				return 0, false
 			}
-			if k == n-1 && bytes.Compare(b, an) > 0 {
+			if k == n-1 && c > 0 {
 				sorted = false
 			}
 		}
-		at[n] = [3]int32{int32(as), int32(ae), int32(ve)}
+		at[n], names[n] = [2]int32{int32(as), int32(ve)}, int32(ae)
 		n++
 		p = ve + 1
 	}
-	empty := data[p] == '/'
-	if empty && (p+1 >= end || data[p+1] != '>') {
+	if data[p] == '/' && (p+1 >= end || data[p+1] != '>') {
 		return 0, false
 	}
-	if n > lim.MaxAttrs || fb.elementOnly(parent.space, local) {
+	local := data[q+1 : ne]
+	if pn > 0 {
+		local = data[q+2+pn : ne]
+	}
+	if n > lim.MaxAttrs || fb.elementOnly(fb.spaces[parent.space], local) {
 		return 0, false
 	}
+	// Checked: remember the shape for the next sibling of its kind.
+	s := fb.shape(len(fb.open))
+	*s = tagShape{kind: parent.kind, qs: int32(q + 1), qn: int32(ne - q - 1), n: int32(n), sorted: sorted}
+	s.qm, s.qw = wordOf(data, q+1, ne-q-1)
+	for k := range n {
+		s.names[k] = [2]int32{at[k][0], names[k]}
+		s.perm[k] = uint8(k)
+		// ` name="`
+		s.am[k], s.aw[k] = wordOf(data, int(at[k][0])-1, int(names[k]-at[k][0])+3)
+	}
+	if !sorted {
+		// C14N 1.0 §2.2: unqualified attributes by local name.
+		for x := 1; x < n; x++ {
+			for y := x; y > 0; y-- {
+				a, b := s.names[s.perm[y]], s.names[s.perm[y-1]]
+				if cmpAt(data, int(a[0]), int(a[1]), int(b[0]), int(b[1])) >= 0 {
+					break
+				}
+				s.perm[y], s.perm[y-1] = s.perm[y-1], s.perm[y]
+			}
+		}
+	}
+	return fb.simpleDone(q, ne, p, &at, n, sorted, &s.perm, parent)
+}
+
+// tagShape is a start tag simpleTag checked: the next start tag at its
+// depth with the same name and attribute names, in the same order, under
+// a parent of the same kind (same prefix and namespace) passes the same
+// checks and sorts the same way, so only its attribute values need a
+// look (a list's next item, most often).
+type tagShape struct {
+	kind   int32 // the parent's; 0: no shape
+	sorted bool
+	qs, qn int32                 // the name: data[qs:qs+qn]
+	qm, qw uint64                // its first bytes as a word, and which (wordOf)
+	n      int32                 // attributes
+	names  [simpleAttrs][2]int32 // attribute name starts and ends
+	am, aw [simpleAttrs]uint64   // ` name="` as words (wordOf)
+	perm   [simpleAttrs]uint8    // canonical order: perm[k] is the k-th attribute
+}
+
+// wordOf is data[i:i+n] as a little-endian word and its mask, for a
+// compare in one load; a zero mask when it is longer than a word or too
+// close to the end of data.
+func wordOf(data []byte, i, n int) (mask, word uint64) {
+	if n > 8 || i+8 > len(data) {
+		return 0, 0
+	}
+	mask = ^uint64(0) >> (64 - 8*uint(n))
+	return mask, binary.LittleEndian.Uint64(data[i:]) & mask
+}
+
+// shape is the shape slot of depth d.
+func (fb *fastBody) shape(d int) *tagShape {
+	for len(fb.shapes) <= d {
+		fb.shapes = append(fb.shapes, tagShape{})
+	}
+	return &fb.shapes[d]
+}
+
+// shapeAt is the shape of the start tag at q's depth when the tag has its
+// name and its parent its kind, else nil.
+func (fb *fastBody) shapeAt(q int, parent *fastOpen) *tagShape {
+	d := len(fb.open)
+	if d >= len(fb.shapes) {
+		return nil
+	}
+	s := &fb.shapes[d]
+	if s.kind != parent.kind || s.kind == 0 {
+		return nil
+	}
+	if s.qm != 0 && q+9 <= len(fb.data) {
+		if binary.LittleEndian.Uint64(fb.data[q+1:])&s.qm != s.qw {
+			return nil
+		}
+	} else if !eqAt(fb.data, q+1, int(s.qs), int(s.qn)) {
+		return nil
+	}
+	return s
+}
+
+// shapeAttrs matches the attributes of the start tag at q against s and
+// finds their plain values; it returns where the tag's end ('>' or "/>")
+// is, or 0 when the tag is not of the shape.
+func (fb *fastBody) shapeAttrs(q, end int, s *tagShape, at *[simpleAttrs][2]int32) int {
+	data := fb.data
+	p := q + 1 + int(s.qn)
+	for k := range int(s.n) {
+		as, nl := int(s.names[k][0]), int(s.names[k][1]-s.names[k][0])
+		// ` name="`, the name compared with the shape's.
+		if p+nl+3 >= end {
+			return 0
+		}
+		if s.am[k] != 0 && p+8 <= len(data) {
+			if binary.LittleEndian.Uint64(data[p:])&s.am[k] != s.aw[k] {
+				return 0
+			}
+		} else if data[p] != ' ' || !eqAt(data, p+1, as, nl) || data[p+1+nl] != '=' || data[p+2+nl] != '"' {
+			return 0
+		}
+		vs := p + nl + 3
+		ve, ok := fb.peek(vs, scanWin)
+		if !ok {
+			ve = fb.next(vs, scanWin)
+		}
+		if ve >= end || data[ve] != '"' || ve-vs > fb.lim.MaxAttrValueLen {
+			return 0
+		}
+		at[k] = [2]int32{int32(p + 1), int32(ve)}
+		p = ve + 1
+	}
+	if p >= end || data[p] != '>' && (data[p] != '/' || p+1 >= end || data[p+1] != '>') {
+		return 0
+	}
+	return p
+}
+
+// simpleDone completes a start tag simpleTag checked, its name ending at
+// ne and its end ('>' or "/>") at p: the limits on the element count and
+// depth, the canonical start tag (attributes in perm's order unless
+// sorted) and the open element.
+func (fb *fastBody) simpleDone(q, ne, p int, at *[simpleAttrs][2]int32, n int, sorted bool, perm *[simpleAttrs]uint8, parent *fastOpen) (int, bool) {
+	data, lim := fb.data, fb.lim
 	if fb.elems+1 > lim.MaxElements || fb.ctx.depth+len(fb.open) > lim.MaxDepth {
 		return 0, false
 	}
-	// Handled.
 	fb.elems++
 	if len(fb.open) == 1 {
 		fb.tops++
 	}
+	empty := data[p] == '/'
 	tagEnd := p // the '>' or the '/' of "/>"
 	if empty {
 		p += 2
@@ -524,19 +648,15 @@ func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 		p++
 	}
 	if !sorted {
-		// C14N 1.0 §2.2: unqualified attributes by local name.
-		for x := 1; x < n; x++ {
-			for y := x; y > 0 && bytes.Compare(data[at[y][0]:at[y][1]], data[at[y-1][0]:at[y-1][1]]) < 0; y-- {
-				at[y], at[y-1] = at[y-1], at[y]
-			}
-		}
-		fb.sync(q)
-		fb.out = append(fb.out, data[q:ne]...)
+		// Up to the name as it is, then each attribute with the one
+		// space before it.
+		fb.sync(ne)
+		out := fb.out
 		for k := range n {
-			fb.out = append(fb.out, ' ')
-			fb.out = append(fb.out, data[at[k][0]:at[k][2]+1]...)
+			a := at[perm[k]]
+			out = append(out, data[a[0]-1:a[1]+1]...)
 		}
-		fb.out = append(fb.out, '>')
+		fb.out = append(out, '>')
 		fb.mark = p
 	} else if empty {
 		fb.sync(tagEnd)
@@ -544,30 +664,61 @@ func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 		fb.mark = p
 	}
 	if empty {
-		fb.out = append(append(append(fb.out, "</"...), qn...), '>')
+		fb.out = append(append(append(fb.out, "</"...), data[q+1:ne]...), '>')
+	} else if e, ok := fb.peek(p, 0); ok && data[e] == '<' && e-p <= lim.MaxTextLen {
+		// A leaf: text that is canonical as it is (no stop before the
+		// '<'), then its end tag, written "</name>" (most elements of a
+		// payload). Nothing to write or to open: the text is within
+		// the limit, and the element's checks are done.
+		if k := e + 1 + ne - q; k < fb.end && data[e+1] == '/' && data[k] == '>' && eqAt(data, e+2, q+1, ne-q-1) {
+			fb.flush()
+			return k + 1, true
+		}
+		fb.pushSimple(q, ne, parent)
 	} else {
-		fb.open = append(fb.open, fastOpen{qname: qn, prefix: prefix, space: parent.space, known: true,
-			scope: len(fb.scope), rendered: len(fb.rend)})
+		fb.pushSimple(q, ne, parent)
 	}
 	fb.flush()
 	return p, true
 }
 
-// plainValue: no byte of v needs a closer look in an attribute value
-// (attrSpecial).
-func plainValue(v []byte) bool {
-	i := 0
-	for ; i+8 <= len(v); i += 8 {
-		if !attrPlain8(binary.LittleEndian.Uint64(v[i:])) {
-			return false
-		}
+// pushSimple opens the element of the start tag simpleTag handled at q.
+func (fb *fastBody) pushSimple(q, ne int, parent *fastOpen) {
+	// Written in place: a record built aside and copied in stalls on
+	// store forwarding.
+	fb.open = append(fb.open, fastOpen{})
+	o := &fb.open[len(fb.open)-1]
+	o.space, o.qs, o.qn, o.pn, o.kind = parent.space, int32(q+1), int32(ne-q-1), parent.pn, parent.kind
+	o.known, o.scope, o.rendered = true, int32(len(fb.scope)), int32(len(fb.rend))
+}
+
+// eqAt reports whether data[i:i+n] and data[j:j+n] are equal; the short
+// names of tags are compared in one word, without a call.
+func eqAt(data []byte, i, j, n int) bool {
+	if n <= 8 && i+8 <= len(data) && j+8 <= len(data) {
+		x := binary.LittleEndian.Uint64(data[i:]) ^ binary.LittleEndian.Uint64(data[j:])
+		return x<<(64-8*uint(n)) == 0
 	}
-	for ; i < len(v); i++ {
-		if attrSpecial[v[i]] {
-			return false
+	return string(data[i:i+n]) == string(data[j:j+n])
+}
+
+// cmpAt compares data[as:ae] and data[bs:be] as bytes.Compare does. Names
+// of at most 8 bytes are compared as big-endian words with their bytes
+// beyond the name cleared: no name byte is zero, so that is their order.
+func cmpAt(data []byte, as, ae, bs, be int) int {
+	na, nb := ae-as, be-bs
+	if na <= 8 && nb <= 8 && as+8 <= len(data) && bs+8 <= len(data) {
+		x := binary.BigEndian.Uint64(data[as:]) >> (64 - 8*uint(na)) << (64 - 8*uint(na))
+		y := binary.BigEndian.Uint64(data[bs:]) >> (64 - 8*uint(nb)) << (64 - 8*uint(nb))
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
 		}
+		return 0
 	}
-	return true
+	return bytes.Compare(data[as:ae], data[bs:be])
 }
 
 // startTag handles the start tag at q.
@@ -636,15 +787,15 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 	if fb.decl += len(fb.decls); fb.decl > lim.MaxNSDecls {
 		return 0, false
 	}
-	o := fastOpen{qname: qn, scope: len(fb.scope), rendered: len(fb.rend), prefix: prefix, known: true}
+	o := fastOpen{qs: int32(q + 1), qn: int32(len(qn)), pn: int32(len(prefix)), scope: int32(len(fb.scope)), rendered: int32(len(fb.rend)), known: true}
 	parent := &fb.open[len(fb.open)-1]
 	// inherited: same prefix as the parent and no declaration here, so
 	// the same namespace, already in effect in the output (the parent's
 	// start tag made it so): most elements of a payload.
-	inherited := len(fb.decls) == 0 && parent.known && bytes.Equal(parent.prefix, prefix)
+	inherited := len(fb.decls) == 0 && parent.known && bytes.Equal(parent.prefix(data), prefix)
 	var space []byte
 	if inherited {
-		space = parent.space
+		space = fb.spaces[parent.space]
 	} else {
 		fb.scope = append(fb.scope, fb.decls...)
 		var ok bool
@@ -652,7 +803,13 @@ func (fb *fastBody) startTag(q, end int) (int, bool) {
 			return 0, false
 		}
 	}
-	o.space = space
+	if inherited {
+		o.space, o.kind = parent.space, parent.kind
+	} else {
+		fb.kinds++
+		o.space, o.kind = int32(len(fb.spaces)), fb.kinds
+		fb.spaces = append(fb.spaces, space)
+	}
 	if fb.elementOnly(space, local) {
 		return 0, false
 	}
@@ -772,16 +929,6 @@ func (fb *fastBody) elementOnly(space, local []byte) bool {
 	return false
 }
 
-// attrSpecial marks the bytes of an attribute value that need a closer
-// look: references, markup, white space that normalization changes,
-// control characters and non-ASCII.
-var attrSpecial = func() (t [256]bool) {
-	for i := range t {
-		t[i] = i < 0x20 || i >= 0x80 || i == '&' || i == '<' || i == '"'
-	}
-	return t
-}()
-
 // attribute scans name S? '=' S? quoted-value at p; tight: written
 // name="value".
 func (fb *fastBody) attribute(p, end int) (next int, tight, ok bool) {
@@ -811,31 +958,19 @@ func (fb *fastBody) attribute(p, end int) (next int, tight, ok bool) {
 		return 0, false, false
 	}
 	a.value = data[vs:ve]
-	slow := 0
-	for i := 0; i < len(a.value); {
-		if i >= slow && i+8 <= len(a.value) {
-			if attrPlain8(binary.LittleEndian.Uint64(a.value[i:])) {
-				i += 8
-				continue
-			}
-			slow = i + 8
-		}
-		c := a.value[i]
-		if !attrSpecial[c] {
-			i++
-			continue
-		}
-		switch {
+	// From stopAttr byte to stopAttr byte (fastbody_scan.go).
+	for i := fb.nextAttr(vs); i < ve; i = fb.nextAttr(i) {
+		switch c := data[i]; {
 		case c == '<':
 			return 0, false, false
 		case c == '&':
-			_, n := charRef(a.value[i:])
+			_, n := charRef(data[i:ve])
 			if n == 0 {
 				return 0, false, false
 			}
 			i += n
 		case c >= 0x80:
-			r, n := utf8.DecodeRune(a.value[i:])
+			r, n := utf8.DecodeRune(data[i:ve])
 			if r == utf8.RuneError || !xmlChar(r) {
 				return 0, false, false
 			}
@@ -905,31 +1040,30 @@ func relativeURI(uri []byte) bool {
 
 // attrValue appends an attribute value normalized (XML 1.0 §3.3.3, CDATA
 // type: references replaced, each white space character a space) and
-// escaped (C14N 1.0 §2.3).
+// escaped (C14N 1.0 §2.3, c14n.AppendAttr).
 func (fb *fastBody) attrValue(out []byte, a *fastAttr) []byte {
 	if !a.norm {
 		return append(out, a.value...)
 	}
 	v := a.value
+	run := 0 // v[run:i] is copied as c14n escapes it
 	for i := 0; i < len(v); {
-		c := v[i]
-		switch c {
+		switch v[i] {
 		case '&':
+			out = c14n.AppendAttr(out, v[run:i])
 			r, n := charRef(v[i:])
 			out = appendAttrRune(out, r)
 			i += n
+			run = i
 		case '\t', '\n', '\r':
-			out = append(out, ' ')
+			out = append(c14n.AppendAttr(out, v[run:i]), ' ')
 			i++
-		case '"':
-			out = append(out, "&quot;"...)
-			i++
+			run = i
 		default:
-			out = append(out, c)
 			i++
 		}
 	}
-	return out
+	return c14n.AppendAttr(out, v[run:])
 }
 
 // endTag handles the end tag at q.
@@ -940,22 +1074,27 @@ func (fb *fastBody) endTag(q, end int) (int, bool) {
 	}
 	o := &fb.open[len(fb.open)-1]
 	p := q + 2
-	if p+len(o.qname) > end || !bytes.Equal(data[p:p+len(o.qname)], o.qname) {
+	n := p + int(o.qn)
+	if n > end || !eqAt(data, p, int(o.qs), int(o.qn)) {
 		return 0, false
 	}
-	n := p + len(o.qname)
-	p = skipS(data, n, end)
+	p = n
+	if p < end && data[p] != '>' {
+		p = skipS(data, n, end)
+	}
 	if p >= end || data[p] != '>' {
 		return 0, false
 	}
 	if p > n {
 		// White space before '>': the canonical end tag has none.
 		fb.sync(q)
-		fb.out = append(append(append(fb.out, "</"...), o.qname...), '>')
+		fb.out = append(append(append(fb.out, "</"...), o.qname(data)...), '>')
 		fb.mark = p + 1
 		fb.flush()
 	}
-	fb.scope, fb.rend = fb.scope[:o.scope], fb.rend[:o.rendered]
+	if int(o.scope) != len(fb.scope) || int(o.rendered) != len(fb.rend) {
+		fb.scope, fb.rend = fb.scope[:o.scope], fb.rend[:o.rendered]
+	}
 	fb.open = fb.open[:len(fb.open)-1]
 	return p + 1, true
 }

@@ -3,6 +3,7 @@ package template
 import (
 	"bytes"
 	"crypto/sha256"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,6 +82,43 @@ var fastSeeds = []string{
 	`<a><b c='1'/></a>`, `<a><b h="1" g="2" f="3" e="4" d="5" c="6" b="7" a="8" _="9"/></a>`, `<a><xmlns/></a>`, `<a><b xml:lang="x" c="1"/></a>`,
 }
 
+// fastEdgeSeeds put what the block scan stops at (fastbody_scan.go) at
+// the edges of its 64-byte blocks, in text and in attribute values, and
+// exercise the shapes simpleTag remembers: repeated siblings, then ones
+// that differ in a way the shape must notice.
+func fastEdgeSeeds() []string {
+	specials := []string{"&amp;", "&#x3E;", ">", "]]>", "\r", "\x01", "\x7f", "\"", "'", "é", "日", "\U0001F600", "\xff", "\xe6\x97", "\t", "\n", "<", "&"}
+	var s []string
+	for _, k := range []int{0, 1, 6, 7, 8, 15, 16, 31, 32, 62, 63, 64, 65, 127, 128} {
+		pad := strings.Repeat("x", k)
+		for _, c := range specials {
+			s = append(s, pad+c+"<a/>", "<a>"+pad+c+"</a>", "<a><b>"+pad+c+"</b></a>", "<a><b/><b>"+pad+"</b>"+c+"</a>", `<a><b c="`+pad+c+`"/></a>`, "<a><b c='"+pad+c+"'/></a>", `<a><b c="`+pad+`" d="`+c+`">`+c+`</b></a>`)
+		}
+	}
+	item := `<m:Item sku="S-1" qty="2"><m:Note>n</m:Note></m:Item>`
+	s = append(s,
+		`<m:O>`+item+item+item+`</m:O>`,
+		`<m:O>`+item+`<m:Item sku="S-1&amp;" qty="2"><m:Note>n</m:Note></m:Item></m:O>`,
+		`<m:O>`+item+`<m:Item sku="S-1" qty="2" z="3"><m:Note/></m:Item></m:O>`,
+		`<m:O>`+item+`<m:Item sku="S-1"><m:Note/></m:Item></m:O>`,
+		`<m:O>`+item+`<m:Item sku="S-1" qty="2" qty="3"/></m:O>`,
+		`<m:O>`+item+`<m:Item sku="S-1" Id="2"/></m:O>`,
+		`<m:O>`+item+`<m:Items sku="S-1" qty="2"/><m:Item  sku="1" qty="2"/><m:Item sku="1" qty="2" /></m:O>`,
+		`<m:O>`+item+`<m:Item skux="S-1" qty="2"/><m:Item sku="1"qty="2"/><m:Item sku='1' qty="2"/></m:O>`,
+		`<x:a xmlns:x="urn:1"><x:b c="1"/><x:b c="2"/></x:a><x:a xmlns:x="urn:2"><x:b c="1"/><x:b c="1" c="2"/></x:a>`,
+		`<x:a xmlns:x="urn:1"><x:b c="1"/></x:a><x:a xmlns:x="http://www.w3.org/2000/09/xmldsig#"><x:b c="1"/></x:a>`,
+		`<a><b c="1"/></a><a xmlns="http://www.w3.org/2000/09/xmldsig#"><b c="1"/></a>`,
+		`<m:a><m:abcdefghijk longattribute="1" b="2"/><m:abcdefghijk longattribute="1" b="2"/><m:abcdefghijkl longattribute="1" b="2"/></m:a>`,
+		`<a><b z="1" y="2" x="3"/><b z="1" y="2" x="3"/><b z="1" y="2" x="3"></b><b z="1" y="2" x="&#x9;"/></a>`,
+		`<a><b/><b/></a><c><b/></c>`, `<a><b>x</c></a>`, `<a><b>x</bb></a>`, `<a><bb>x</b></a>`, `<a><b>x</b ></a>`, `<a><b></b><b>x</b><b>x</b></a>`,
+		`<a><b>x</b`, `<a><b>x</`, `<a><b>x<`, `<a><b>]]></b></a>`, `<a><b><c>x</c></b></a>`, `<m:a><m:b>x</m:b><m:b>y</m:c></m:a>`, `<m:O><m:I a="1"/></m:O><q:P><m:I a="1"/></q:P>`, `<m:O><m:I a="1"/></m:O><P><m:I a="1"/></P>`,
+		"<a><b c=\"1\"></b><b c=\"x\t>y\">z</b></a>", "<a><b c=\"1\" d=\"2\"></b><b c=\"x\n>y\" d=\"2\">z</b></a>",
+		"<a><b c=\"1\"/><b c=\"x\t\"/></a>", `<a><b c="1"/><b c="x&amp;>y">z</b></a>`, `<a><b c="1"/><b c="x&lt;"/></a>`,
+		`<a xmlns="urn:x"><b c="1"/></a><a xmlns="urn:y"><b c="1"/></a>`, `<x:a xmlns:x="urn:x"><x:b c="1"/></x:a><x:a xmlns:x="urn:y"><x:b c="1"/></x:a>`, `<a><b>`+strings.Repeat("y", 70)+`</b><b>t</b ></a>`,
+	)
+	return s
+}
+
 var fastPrefixLists = [][]string{nil, {"#default"}, {"m", "q"}, {"#default", "m", "q", "x"}}
 
 // tightScanner gates with limits the seeds reach, so that the fast body's
@@ -100,6 +138,7 @@ var fastLimitSeeds = []string{
 	`<a><b><c/></b></a>`, `<a><b><c><d/></c></b></a>`, `<a/><b/><c/><d/>`, `<a/><b/><c/><d/><e/>`, `<a x="1" y="2"/>`, `<a x="1" y="2" z="3"/>`,
 	`<abcdefghijklm/>`, `<abcdefghijklmn/>`, `<a xmlns:x="urn:x"/>`, `<a xmlns:x="urn:x" xmlns:y="urn:y"/>`, `<a>123456</a>`, `<a>1234567</a>`,
 	`12<a/>3456`, `12<a/>34567`, `<a>&#x41;&#x41;</a>`,
+	`<a><b>123456</b></a>`, `<a><b>1234567</b></a>`, `<a><b/><b>1234567</b></a>`,
 }
 
 // TestFastBodyVersusGate: ok/... contents the fast body handles give the
@@ -125,6 +164,18 @@ func TestFastBodyVersusGate(t *testing.T) {
 			tightHandled++
 		}
 	}
+	edge := 0
+	for _, body := range fastEdgeSeeds() {
+		for _, p := range fastPrefixLists[:2] {
+			if fastVersusGate(t, sc, body, p) {
+				edge++
+			}
+		}
+		fastVersusGate(t, tight, body, nil)
+	}
+	if edge < len(fastEdgeSeeds())/2 {
+		t.Fatalf("only %d edge cases handled: the block scan is not exercised", edge)
+	}
 	if tightHandled < len(fastLimitSeeds)/2 {
 		t.Fatalf("only %d cases handled under tight limits", tightHandled)
 	}
@@ -149,6 +200,9 @@ func FuzzFastBody(f *testing.F) {
 	}
 	for _, s := range fastLimitSeeds {
 		f.Add(s, uint8(4))
+	}
+	for i, s := range fastEdgeSeeds() {
+		f.Add(s, uint8(i%8))
 	}
 	sc, err := xmlscan.NewScanner(xmlscan.DefaultConfig())
 	if err != nil {
@@ -214,23 +268,44 @@ func BenchmarkFastBody(b *testing.B) {
 	}
 }
 
-// TestPlain8 checks the word tests against the byte tables on every byte
-// in every position.
-func TestPlain8(t *testing.T) {
+// TestScanBlocks checks the block scan (AVX2 where the CPU has it)
+// against stopClass on every byte in every position of a block, and a
+// window's padded last block.
+func TestScanBlocks(t *testing.T) {
 	for c := range 256 {
-		for k := range 8 {
-			w := [8]byte{'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'}
-			w[k] = byte(c)
-			x := uint64(0)
-			for j := 7; j >= 0; j-- {
-				x = x<<8 | uint64(w[j])
+		for k := range 64 {
+			var blk [128]byte
+			for i := range blk {
+				blk[i] = 'a' + byte(i%26)
 			}
-			if got, want := textPlain8(x), !textSpecial[c] && c >= 0x20; got != want {
-				t.Errorf("fail/text byte %#x at %d: textPlain8 %v, want %v", c, k, got, want)
-			}
-			if got, want := attrPlain8(x), !attrSpecial[c]; got != want {
-				t.Errorf("fail/attr byte %#x at %d: attrPlain8 %v, want %v", c, k, got, want)
-			}
+			blk[k], blk[127-k] = byte(c), byte(c)
+			checkScan(t, blk[:])
+		}
+	}
+}
+
+// FuzzScanBlocks: the block scan agrees with stopClass on any bytes.
+func FuzzScanBlocks(f *testing.F) {
+	f.Add([]byte("<a b=\"1\">x&amp;y\r\n\t\x00\x7f\x80\xff'\"></a>"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkScan(t, b[:len(b)&^63])
+	})
+}
+
+func checkScan(t *testing.T, src []byte) {
+	t.Helper()
+	n := len(src) / 64
+	tm, am := make([]uint64, n), make([]uint64, n)
+	scanBlocks(src, tm, am)
+	gt, ga := make([]uint64, n), make([]uint64, n)
+	scanBlocksGeneric(src, gt, ga)
+	for i, c := range src {
+		if gt[i/64] != tm[i/64] || ga[i/64] != am[i/64] {
+			t.Fatalf("fail/block %d: scanBlocks %#x %#x, scanBlocksGeneric %#x %#x", i/64, tm[i/64], am[i/64], gt[i/64], ga[i/64])
+		}
+		gotT, gotA := tm[i/64]>>(i%64)&1 == 1, am[i/64]>>(i%64)&1 == 1
+		if wantT, wantA := stopClass[c]&stopText != 0, stopClass[c]&stopAttr != 0; gotT != wantT || gotA != wantA {
+			t.Fatalf("fail/byte %#x at %d: text %v attr %v, want %v %v", c, i, gotT, gotA, wantT, wantA)
 		}
 	}
 }

@@ -231,6 +231,7 @@ func (r *run) generic() *fallback {
 	if n := kib * ba.attrsPerKiB * 5 / 4; cap(d.Attrs) < n {
 		d.Attrs = make([]xmlscan.Attr, 0, n)
 	}
+	r.scanned = true
 	if err := r.e.scanner.Scan(r.data, d); err != nil {
 		return &fallback{"gate"}
 	}
@@ -345,7 +346,7 @@ func (r *run) fastBody() bool {
 	var h hash.Hash
 	if ba.ref != nil {
 		var err error
-		if h, err = crypto.NewDigest(ba.ref.digest); err != nil {
+		if h, err = r.digest(ba.ref.digest); err != nil {
 			return false
 		}
 		r.part = r.canon(r.part[:0], ba.pre)

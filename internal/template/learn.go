@@ -86,30 +86,31 @@ type learner struct {
 	// hrefs are slots and every canonical form is the XOP infoset's.
 	// bodyXOP counts the xop:Includes of a generic Body.
 	pkg     bool
+	atts    wss.Attachments // the package's parts, when pkg
 	bodyXOP int
 	body    int // the Body element when its content is generic (generic.go), else -1
 	plain   plainKind
 }
 
 // learn builds the template of data, which the DOM engine accepted with
-// facts res under policy p; pkg: data is the root part of an MTOM package
-// (xop.go).
-func learn(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy, pkg bool) (*Template, error) {
-	if pkg {
+// facts res under policy p; when atts is not nil, data is the root part of
+// an MTOM package whose other parts are atts (xop.go, xop_enc.go).
+func learn(sc *xmlscan.Scanner, data []byte, atts wss.Attachments, res *wss.Result, p *wss.Policy) (*Template, error) {
+	if atts != nil {
 		if err := learnablePackage(res); err != nil {
 			return nil, err
 		}
-		return learnPhase(sc, data, res, p, phaseAll, nil, true)
 	}
 	if len(res.Decrypted) > 0 {
-		return learnEncrypted(sc, data, res, p)
+		return learnEncrypted(sc, data, atts, res, p)
 	}
-	return learnPhase(sc, data, res, p, phaseAll, nil, false)
+	return learnPhase(sc, data, res, p, phaseAll, nil, atts)
 }
 
 // learnPhase learns data as a whole message (phaseAll) or as one side of
-// an encrypted one, whose splice enc describes.
-func learnPhase(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy, ph phase, enc *splice, pkg bool) (*Template, error) {
+// an encrypted one, whose splice enc describes; atts are the parts of the
+// package whose root data is, or nil.
+func learnPhase(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy, ph phase, enc *splice, atts wss.Attachments) (*Template, error) {
 	for _, s := range res.Signatures {
 		if s.Signer == nil {
 			return nil, unsupported("HMAC signature")
@@ -118,7 +119,7 @@ func learnPhase(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy
 	if bytes.Contains(data, []byte(marker)) {
 		return nil, unsupported("marker in message")
 	}
-	l := &learner{data: data, d: new(xmlscan.Document), md: new(xmlscan.Document), res: res, p: p, sec: -1, phase: ph, ek: -1, enc: enc, body: -1, pkg: pkg}
+	l := &learner{data: data, d: new(xmlscan.Document), md: new(xmlscan.Document), res: res, p: p, sec: -1, phase: ph, ek: -1, enc: enc, body: -1, pkg: atts != nil, atts: atts}
 	if err := sc.Scan(data, l.d); err != nil {
 		return nil, fmt.Errorf("template: %w", err)
 	}

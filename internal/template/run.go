@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
+	"hash"
 	"strconv"
 	"time"
 
@@ -34,6 +35,14 @@ type run struct {
 	norm []byte // a slot's canonical form
 	tmp  []byte // scratch for normalization
 	part []byte // a referenced part's canonical form
+	// blk holds the result and what it usually needs (hitBlock); dv is
+	// scratch for decoded DigestValues; h a digest kept for alg hAlg; sum
+	// the SignedInfo digest.
+	blk  *hitBlock
+	sum  [sha256.Size]byte
+	dv   []byte
+	h    hash.Hash
+	hAlg string
 	// shared: res.Algorithms is still the template's own list.
 	shared bool
 	e      *Engine
@@ -47,10 +56,45 @@ type run struct {
 	bodyInc []bodyInclude    // the xop:Includes of a generic Body
 	swaCIDs []string         // the parts the template's SwA References name (swa.go)
 	doc     xmlscan.Document // the gated message of a generic Body
+	scanned bool             // doc holds a scan (generic), to be reset
 	fb      fastBody         // the fast body pass
 	// fast: the generic Body passed the fast body, its digest is bodySum.
 	fast    bool
 	bodySum []byte
+
+	// ciphered: of an encrypted package's inner run, the part that held
+	// the EncryptedData's ciphertext (xop_enc.go).
+	ciphered []string
+}
+
+// hitBlock is a hit's result together with what most hits add to it: the
+// Timestamp, one signature with its covered offsets and value, a few
+// header parts. One allocation where there were one per fact (issue 14);
+// anything beyond it is allocated as before.
+type hitBlock struct {
+	res     wss.Result
+	ts      wss.Timestamp
+	tsUsed  bool
+	sigs    [1]wss.Signature
+	covered [8]int
+	nCov    int
+	headers [4]wss.Part
+	value   [512]byte // SignatureValues: RSA-4096 fits
+	nValue  int
+}
+
+// digest returns r's digest for alg, reset: one per run, kept in the pool.
+func (r *run) digest(alg string) (hash.Hash, error) {
+	if r.h != nil && r.hAlg == alg {
+		r.h.Reset()
+		return r.h, nil
+	}
+	h, err := crypto.NewDigest(alg)
+	if err != nil {
+		return nil, err
+	}
+	r.h, r.hAlg = h, alg
+	return h, nil
 }
 
 func (r *run) val(k int) []byte { s := r.caps[k]; return r.data[s.start:s.end] }
@@ -75,12 +119,18 @@ func (r *run) exec() (*wss.Result, error) {
 			}
 		}
 	}
-	res := &wss.Result{Version: t.version, Document: r.data, Body: r.at(t.body), Security: [2]int{-1, -1}, Token: -1}
+	r.blk = &hitBlock{}
+	res := &r.blk.res
+	*res = wss.Result{Version: t.version, Document: r.data, Body: r.at(t.body), Security: [2]int{-1, -1}, Token: -1}
 	if t.security[0].frag >= 0 {
 		res.Security = [2]int{r.at(t.security[0]), r.at(t.security[1])}
 	}
-	if len(t.headers) > 0 {
-		res.Headers = make([]wss.Part, len(t.headers))
+	if n := len(t.headers); n > 0 {
+		if n <= len(r.blk.headers) {
+			res.Headers = r.blk.headers[:n:n]
+		} else {
+			res.Headers = make([]wss.Part, n)
+		}
 		for k, h := range t.headers {
 			res.Headers[k] = wss.Part{Name: h.part.Name, Start: r.at(h.at), End: r.at(h.end)}
 		}
@@ -156,7 +206,13 @@ func (r *run) timestamp(st *tsStep) error {
 	if err != nil {
 		return wss.Wrap(wss.ReasonTimestamp, err, "Created")
 	}
-	ts := &wss.Timestamp{Start: r.at(st.start), Created: created}
+	var ts *wss.Timestamp
+	if b := r.blk; b != nil && !b.tsUsed {
+		ts, b.tsUsed = &b.ts, true
+	} else {
+		ts = new(wss.Timestamp)
+	}
+	*ts = wss.Timestamp{Start: r.at(st.start), Created: created}
 	if st.expires >= 0 {
 		if ts.Expires, err = wss.ParseDateTime(r.val(st.expires)); err != nil {
 			return wss.Wrap(wss.ReasonTimestamp, err, "Expires")
@@ -293,16 +349,27 @@ func (r *run) signature(st *sigStep, n int) error {
 	}
 	sig.Signer = id
 	sig.KeyBits = crypto.SignatureKeyBits(id.Certificate.PublicKey)
-	value, err := wss.DecodeBase64(r.val(st.value))
+	b := r.blk
+	dst := b.value[b.nValue:b.nValue]
+	value, err := wss.AppendBase64(dst, r.val(st.value))
 	if err != nil {
 		return err
 	}
-	sig.SignedInfoDigest = sha256.Sum256(r.buf)
-	if err := crypto.VerifySignatureSHA256(st.method, id.Certificate.PublicKey, r.buf, &sig.SignedInfoDigest, value); err != nil {
+	if len(value) > 0 && cap(dst) > 0 && &value[0] == &dst[:1][0] {
+		b.nValue += len(value)
+		value = value[:len(value):len(value)]
+	}
+	// Through r.sum: &sig.SignedInfoDigest would move sig to the heap.
+	r.sum = sha256.Sum256(r.buf)
+	sig.SignedInfoDigest = r.sum
+	if err := crypto.VerifySignatureSHA256(st.method, id.Certificate.PublicKey, r.buf, &r.sum, value); err != nil {
 		return wss.Wrap(wss.ReasonSignature, err, "SignatureValue")
 	}
 	sig.SignatureValue = value
-	if n := len(st.refs) - st.swaRefs; n > 0 {
+	if n := len(st.refs) - st.swaRefs; n > 0 && b.nCov+n <= len(b.covered) {
+		sig.Covered = b.covered[b.nCov : b.nCov : b.nCov+n]
+		b.nCov += n
+	} else if n > 0 {
 		sig.Covered = make([]int, 0, n) // nil without any, as the DOM engine's
 	}
 	for k := range st.refs {
@@ -316,6 +383,9 @@ func (r *run) signature(st *sigStep, n int) error {
 	if st.hasToken {
 		r.res.Token = r.at(st.token)
 	}
+	if r.res.Signatures == nil {
+		r.res.Signatures = b.sigs[:0:len(b.sigs)]
+	}
 	r.res.Signatures = append(r.res.Signatures, sig)
 	r.keySize(n, sig.KeyBits)
 	return nil
@@ -328,11 +398,11 @@ func (r *run) keySize(n, bits int) {
 	if n >= len(t.keySizes) {
 		return
 	}
-	want := strconv.Itoa(bits)
 	k := t.keySizes[n]
-	if r.res.Algorithms[k].Value == want {
-		return
+	if v, err := strconv.Atoi(r.res.Algorithms[k].Value); err == nil && v == bits {
+		return // no string made for the common case
 	}
+	want := strconv.Itoa(bits)
 	if r.shared {
 		r.res.Algorithms = append([]wss.AlgorithmUse(nil), r.res.Algorithms...)
 		r.shared = false
@@ -370,10 +440,11 @@ func (r *run) signer(st *sigStep) (*trust.Identity, error) {
 }
 
 func (r *run) reference(rs *refStep) error {
-	want, err := wss.DecodeBase64(r.val(rs.value))
+	want, err := wss.AppendBase64(r.dv[:0], r.val(rs.value))
 	if err != nil {
 		return err
 	}
+	r.dv = want
 	if rs.swa {
 		return r.swaReference(rs, want)
 	}

@@ -53,6 +53,11 @@ type Template struct {
 	// generic Body is trusted unchecked only after genericShadowHits.
 	checked atomic.Uint64
 	lastHit atomic.Int64 // unix nanoseconds
+
+	// sealed: the outer template of an encrypted package, which resolves
+	// the received root's includes; the facts are its inner template's
+	// (xop_enc.go).
+	sealed bool
 }
 
 // slot is a variable part of the message.

@@ -35,6 +35,9 @@ import (
 //     in the package's part order, so that the policy's check of
 //     attachments (an unreferenced or unsigned part) decides alike.
 //
+// A package whose Body is encrypted, its CipherValues in parts, is learned
+// as two templates like an encrypted message: xop_enc.go.
+//
 // SwA packages (SwA Profile 1.1: ds:References to cid: URLs digesting
 // whole parts with their MIME headers, attachments encrypted by a
 // CipherReference) stay on the DOM engine: their root is small and their
@@ -51,15 +54,17 @@ type include struct {
 }
 
 // learnablePackage refuses the packages whose facts a template does not
-// reproduce: encrypted content (CipherValues in parts, an encrypted Body),
-// attachments decrypted (SwA §5.5), a part both included and named by an
-// SwA Reference. Their lookups are counted as not_applicable.
+// reproduce: encrypted content other than one Body EncryptedData (as
+// learnEncrypted), attachments decrypted (SwA §5.5), a part both included
+// and named by an SwA Reference, or neither (other than the ciphertext of
+// an EncryptedData the decryption removed: xop_enc.go). Their lookups are
+// counted as not_applicable.
 func learnablePackage(res *wss.Result) error {
-	if len(res.Decrypted) > 0 {
+	if len(res.Decrypted) > 1 || (len(res.Decrypted) == 1 && res.Decrypted[0].Header) {
 		return unsupported("encrypted package")
 	}
 	for _, f := range res.Attachments {
-		if f.Decrypted || f.XOP == f.SwA {
+		if f.Decrypted || (f.XOP && f.SwA) || (!f.XOP && !f.SwA && !cipherPart(&f)) {
 			return unsupported("attachment <%s> decrypted, or included and referenced", f.CID)
 		}
 	}
@@ -73,6 +78,7 @@ func (l *learner) includes() error {
 	if !l.pkg {
 		return nil
 	}
+	l.t.sealed = l.phase == phaseOuter
 	if l.body >= 0 {
 		start := l.d.Elements[l.body].Start
 		for k, s := range l.res.Signatures {
@@ -110,6 +116,16 @@ func (l *learner) includes() error {
 			return unsupported("xop:Include href: %v", err)
 		}
 		at := slices.IndexFunc(l.res.Attachments, func(f wss.AttachmentFact) bool { return f.CID == cid })
+		if l.phase == phaseOuter {
+			// The received root of an encrypted package: its includes
+			// are resolved here, the facts are the plaintext message's
+			// (the inner template's, xop_enc.go).
+			if at < 0 {
+				return unsupported("xop:Include of no attachment")
+			}
+			l.t.xop = append(l.t.xop, include{slot: k})
+			continue
+		}
 		if at < 0 || !l.res.Attachments[at].XOP {
 			return unsupported("xop:Include of no attachment")
 		}
@@ -184,6 +200,9 @@ func (r *run) attachments() *fallback {
 	if f := r.swaParts(); f != nil {
 		return f
 	}
+	if t.sealed {
+		return nil // the inner template's (xop_enc.go)
+	}
 	ids := r.atts.IDs()
 	r.res.Attachments = make([]wss.AttachmentFact, 0, len(ids))
 	for i, id := range ids {
@@ -199,6 +218,11 @@ func (r *run) attachments() *fallback {
 			}
 		} else if slices.ContainsFunc(r.bodyInc, func(b bodyInclude) bool { return b.cid == id }) {
 			f.XOP, f.Signatures = true, slices.Clone(t.bodySigs)
+		} else if slices.Contains(r.ciphered, id) {
+			// The EncryptedData's ciphertext, gone with it: consumed,
+			// never forwarded (xop_enc.go).
+			f.Consumed = true
+			r.res.Consumed = append(r.res.Consumed, id)
 		} else {
 			for i, cid := range r.swaCIDs {
 				if cid == id && !slices.Contains(f.Signatures, t.swa[i].sig) {
@@ -220,6 +244,11 @@ func (r *run) includable(cid string, body int) *fallback {
 	}
 	if slices.Contains(r.cids, cid) || slices.ContainsFunc(r.bodyInc[:body], func(b bodyInclude) bool { return b.cid == cid }) {
 		return &fallback{"attachment included twice"}
+	}
+	if slices.Contains(r.ciphered, cid) {
+		// The plaintext names the ciphertext it came from: the DOM
+		// engine's to refuse (indexXOP).
+		return &fallback{"xop:Include of ciphertext"}
 	}
 	return nil
 }

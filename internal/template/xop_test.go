@@ -91,8 +91,8 @@ func verifyPackage(e wss.AttachmentEngine, pol *wss.Policy, root []byte, atts ws
 // signer's certificate in a part, the Body's attachment signed through
 // the XOP infoset) is learned from the first package and verified on the
 // template path from the second on, with the DOM engine's facts and
-// forwarded root; the sign+encrypt form (CipherValues in parts) stays on
-// the DOM engine and is counted as a miss.
+// forwarded root; so is the sign+encrypt form (CipherValues in parts,
+// xop_enc.go), the Body's ciphertext part consumed.
 func TestWSS4JMTOMHits(t *testing.T) {
 	d, err := dom.New(xmlscan.DefaultConfig())
 	require.NoError(t, err)
@@ -103,7 +103,8 @@ func TestWSS4JMTOMHits(t *testing.T) {
 	}{
 		{"mtom-store-sign", true, false}, {"mtom-store-sign-soap12", true, false},
 		{"mtom-store-sign", true, true}, {"mtom-store-sign-soap12", true, true},
-		{"mtom-store-signencr", false, false}, {"mtom-store-signencr-soap12", false, false},
+		{"mtom-store-signencr", true, false}, {"mtom-store-signencr-soap12", true, false},
+		{"mtom-store-signencr", true, true}, {"mtom-store-signencr-soap12", true, true},
 	} {
 		pol := vectorPolicy(t, func(p *config.Policy) { p.KeepSecurityHeader = c.keep })
 		t.Run(fmt.Sprintf("ok/%s/keepSecurityHeader=%v", c.set, c.keep), func(t *testing.T) {
@@ -117,7 +118,14 @@ func TestWSS4JMTOMHits(t *testing.T) {
 				require.NoError(t, gerr)
 				assert.Equal(t, wout, gout, "forwarded root")
 				assert.Empty(t, Compare(got, gerr, want, werr, pol), name)
-				assert.Equal(t, c.keep, len(got.Consumed) == 0, "the certificate's part goes on only with the header")
+				if strings.Contains(c.set, "signencr") {
+					// The header's parts (the EncryptedKey's, the
+					// certificate's) go on with the header; the Body's
+					// ciphertext never does.
+					assert.Len(t, got.Consumed, map[bool]int{true: 1, false: 3}[c.keep])
+				} else {
+					assert.Equal(t, c.keep, len(got.Consumed) == 0, "the certificate's part goes on only with the header")
+				}
 				if !c.hit {
 					// CipherValues in parts: no template describes it.
 					assert.Equal(t, metrics.LookupNotApplicable, got.Lookup)

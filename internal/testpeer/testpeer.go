@@ -34,8 +34,8 @@ func Need(t testing.TB, what string, err error) {
 	t.Skipf("%s unavailable: %v", what, err)
 }
 
-// Jar builds (or finds cached) the peer interop/<name> with its build.sh
-// and returns the jar's path.
+// Jar builds (or finds cached) the peer interop/<name> with
+// interop/build.sh and returns the jar's path.
 func Jar(t testing.TB, name string) string {
 	t.Helper()
 	for _, tool := range []string{"java", "mvn"} {
@@ -47,7 +47,7 @@ func Jar(t testing.TB, name string) string {
 		t.Fatal(err)
 	}
 	var stderr bytes.Buffer
-	cmd := exec.Command("bash", filepath.Join(root, "interop", name, "build.sh"))
+	cmd := exec.Command("bash", filepath.Join(root, "interop", "build.sh"), name)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {

@@ -128,5 +128,5 @@ func (p *Policy) VerifyAttachments(ctx context.Context, e AttachmentEngine, data
 		return nil, data, nil
 	}
 	res, err = e.ProcessAttachments(data, atts, p, now)
-	return p.finish(ctx, res, err, now)
+	return p.finish(ctx, res, err, now, false)
 }

@@ -150,6 +150,44 @@ func TestForwardUnsigned(t *testing.T) {
 			}
 			assert.Equal(t, tc.stripped, got)
 			assert.Equal(t, unsignedDoc, string(r.Document), "the verified document is not modified")
+
+			// In place: the same bytes and facts, in Document itself.
+			in, instripped := r.forward(p, true)
+			assert.Equal(t, tc.want, string(in), "fail/in place")
+			assert.Equal(t, stripped, instripped, "fail/in place")
+			assert.True(t, len(in) == 0 || inside(in, r.Document), "fail/in place: a copy")
+		})
+	}
+}
+
+// inside reports whether b lies within the array of d.
+func inside(b, d []byte) bool {
+	d = d[:cap(d)]
+	for i := range d {
+		if &d[i] == &b[0] {
+			return i+len(b) <= len(d)
+		}
+	}
+	return false
+}
+
+// TestForwardInPlaceSecurityOnly: only the Security header goes, near the
+// start (the prefix moves) or near the end (the suffix moves).
+func TestForwardInPlaceSecurityOnly(t *testing.T) {
+	p := unsignedPolicy(t, nil)
+	for name, doc := range map[string]string{
+		"ok/header-first": `<E><H><S>sig</S></H><B>` + strings.Repeat("x", 100) + `</B></E>`,
+		"ok/header-last":  `<E><B>` + strings.Repeat("x", 100) + `</B><H><S>sig</S></H></E>`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := [2]int{strings.Index(doc, "<S>"), strings.Index(doc, "</H>")}
+			r := &Result{Document: []byte(doc), Security: s}
+			want, _ := r.Forward(p)
+			require.Equal(t, doc[:s[0]]+doc[s[1]:], string(want))
+			got, stripped := r.forward(p, true)
+			assert.Equal(t, string(want), string(got))
+			assert.Empty(t, stripped)
+			assert.True(t, inside(got, r.Document), "fail/%s: a copy", name)
 		})
 	}
 }

@@ -2,6 +2,7 @@ package wss
 
 import (
 	"encoding/base64"
+	"slices"
 	"time"
 )
 
@@ -36,6 +37,23 @@ func DecodeBase64[T ~string | ~[]byte](s T) ([]byte, error) {
 		return nil, Failf(ReasonMalformed, "bad base64")
 	}
 	return out[:n], nil
+}
+
+// AppendBase64 appends the octets of base64 text b to dst, as
+// DecodeBase64 decodes them, without allocating when dst has room: the
+// template path decodes DigestValues into a scratch buffer it keeps
+// (issue 14).
+func AppendBase64(dst, b []byte) ([]byte, error) {
+	n := base64.StdEncoding.DecodedLen(len(b))
+	dst = slices.Grow(dst, n)
+	if m, err := strictBase64.Decode(dst[len(dst):len(dst)+n], b); err == nil && m > 0 {
+		return dst[:len(dst)+m], nil
+	}
+	v, err := DecodeBase64(b)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, v...), nil
 }
 
 // ParseDateTime parses an xsd:dateTime that must be in UTC with a literal Z

@@ -109,6 +109,14 @@ func FuzzDecodeBase64(f *testing.F) {
 		if (errA == nil) != (errB == nil) || string(a) != string(b) {
 			t.Fatalf("%q: []byte %q %v, string %q %v", s, a, errA, b, errB)
 		}
+		// AppendBase64 decodes the same after what dst holds, in room it
+		// has or not.
+		for _, dst := range [][]byte{nil, []byte("x"), make([]byte, 1, 256)} {
+			c, errC := AppendBase64(dst, []byte(s))
+			if (errC == nil) != (errA == nil) || (errC == nil && string(c) != string(dst)+string(a)) {
+				t.Fatalf("%q: AppendBase64(%q) %q %v, DecodeBase64 %q %v", s, dst, c, errC, a, errA)
+			}
+		}
 	})
 }
 
@@ -124,12 +132,20 @@ func TestDecodeBase64(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := DecodeBase64([]byte(c.in))
+			scratch := make([]byte, 0, 64)
+			app, appErr := AppendBase64(scratch, []byte(c.in))
 			if c.want == "" {
 				require.Error(t, err)
+				require.Error(t, appErr)
 				return
 			}
 			require.NoError(t, err)
 			assert.Equal(t, c.want, string(got))
+			require.NoError(t, appErr)
+			assert.Equal(t, c.want, string(app))
+			if len(app) > 0 && &app[0] != &scratch[:1][0] {
+				t.Errorf("fail/%s: AppendBase64 allocated although dst had room", c.name)
+			}
 		})
 	}
 }

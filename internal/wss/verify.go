@@ -25,7 +25,20 @@ func (p *Policy) Verify(ctx context.Context, e Engine, data []byte, now time.Tim
 		return nil, data, nil
 	}
 	res, err = e.Process(data, p, now)
-	return p.finish(ctx, res, err, now)
+	return p.finish(ctx, res, err, now, false)
+}
+
+// VerifyOwned is Verify for a caller that hands data over (the gateway,
+// which read it for this one request): forward is data itself with what
+// is left out cut in place, not a copy (Result.forward). Neither
+// data nor the result's Document and offsets may be read afterwards; the
+// result's other facts stay valid.
+func (p *Policy) VerifyOwned(ctx context.Context, e Engine, data []byte, now time.Time) (res *Result, forward []byte, err error) {
+	if p.unsecured(data) {
+		return nil, data, nil
+	}
+	res, err = e.Process(data, p, now)
+	return p.finish(ctx, res, err, now, true)
 }
 
 // unsecured is seed 004: a policy that requires nothing forwards messages
@@ -36,7 +49,7 @@ func (p *Policy) unsecured(data []byte) bool {
 
 // finish checks an engine's result against the policy and the replay
 // store, for Verify and VerifyAttachments.
-func (p *Policy) finish(ctx context.Context, res *Result, err error, now time.Time) (*Result, []byte, error) {
+func (p *Policy) finish(ctx context.Context, res *Result, err error, now time.Time, inPlace bool) (*Result, []byte, error) {
 	if err != nil {
 		// res may carry how the engine got there (a template hit) but no
 		// facts.
@@ -48,7 +61,7 @@ func (p *Policy) finish(ctx context.Context, res *Result, err error, now time.Ti
 	if err != nil {
 		return res, nil, asError(err)
 	}
-	out, stripped := res.Forward(p)
+	out, stripped := res.forward(p, inPlace)
 	res.Stripped = stripped
 	return res, out, nil
 }

@@ -15,7 +15,7 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-JAR="$("$HERE/build.sh")"
+JAR="$(bash "$HERE/../build.sh" wss4j)"
 JAVA=(java -jar "$JAR")
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/wss4j-smoke.XXXXXX")"

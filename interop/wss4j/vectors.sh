@@ -10,7 +10,7 @@
 # two placeOrder envelopes secured by four profiles. Every message is verified by WSS4J before the
 # script ends. Timestamps carry the time of generation: the tests pin their clock to each message's
 # wsu:Created, so committed vectors never expire (the certificates are valid for 10 years).
-# Needs java, maven (through build.sh) and openssl. Environment: VECTORS_OUT (default:
+# Needs java, maven (through ../build.sh) and openssl. Environment: VECTORS_OUT (default:
 # testdata/wss4j), VECTORS_NEW_KEYS=1, VECTORS_ONLY="dir …" (regenerate only these sets, so adding
 # a set does not rewrite the committed ones).
 set -euo pipefail
@@ -19,7 +19,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$HERE/../.." && pwd)"
 OUT="${VECTORS_OUT:-$REPO_ROOT/testdata/wss4j}"
 KEYS="$OUT/keys"
-JAR="$(bash "$HERE/build.sh")"
+JAR="$(bash "$HERE/../build.sh" wss4j)"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 

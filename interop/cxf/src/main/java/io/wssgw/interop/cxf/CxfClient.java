@@ -17,6 +17,9 @@ import jakarta.xml.ws.WebServiceException;
 import jakarta.xml.ws.soap.SOAPBinding;
 import jakarta.xml.ws.soap.SOAPFaultException;
 
+import io.wssgw.interop.peer.Args;
+import io.wssgw.interop.peer.Result;
+
 import org.apache.cxf.attachment.ByteDataSource;
 import org.apache.cxf.endpoint.Client;
 import org.apache.cxf.frontend.ClientProxy;
@@ -116,7 +119,7 @@ final class CxfClient {
             return res;
         } catch (WebServiceException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            Result res = Result.fail(1, Main.describe(cause), "ERROR");
+            Result res = Result.error(cause);
             res.json.putAll(json);
             seen.into(res.json);
             return res;

@@ -8,6 +8,8 @@ import java.util.Map;
 import jakarta.activation.DataHandler;
 import jakarta.jws.WebService;
 
+import io.wssgw.interop.peer.Json;
+
 import org.apache.cxf.attachment.ByteDataSource;
 
 /** The service role's implementation: a receipt for the file, and the file sent back. */

@@ -1,19 +1,14 @@
 package io.wssgw.interop.cxf;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
+
+import io.wssgw.interop.peer.Args;
+import io.wssgw.interop.peer.Batch;
+import io.wssgw.interop.peer.Cli;
+import io.wssgw.interop.peer.Json;
+import io.wssgw.interop.peer.Result;
 
 /**
  * cxf-peer: Apache CXF 4 (JAX-WS frontend, WSS4J interceptors) as a partner of wssgw in tests.
@@ -52,9 +47,7 @@ public final class Main {
         java.util.logging.Logger.getLogger("org.apache.jcp.xml.dsig.internal.dom");
 
     public static void main(String[] argv) {
-        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
-            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "error");
-        }
+        PrintStream out = Cli.start(argv, USAGE);
         // CXF logs through java.util.logging; every fault it unwinds is a WARNING. The JSON
         // result says what failed; -Dcxfpeer.log=INFO brings the log back.
         java.util.logging.Level level = java.util.logging.Level.parse(System.getProperty("cxfpeer.log", "SEVERE"));
@@ -63,16 +56,10 @@ public final class Main {
             h.setLevel(level);
         }
         DSIG_LOG.setLevel(java.util.logging.Level.SEVERE);
-        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false,
-            StandardCharsets.UTF_8);
-        if (argv.length == 0 || argv[0].equals("-h") || argv[0].equals("--help") || argv[0].equals("help")) {
-            System.err.println(USAGE);
-            System.exit(argv.length == 0 ? 2 : 0);
-        }
         List<String> rest = Arrays.asList(argv).subList(1, argv.length);
         int code;
         switch (argv[0]) {
-            case "client" -> code = batch(rest, out);
+            case "client" -> code = Batch.run("cxf-peer", rest, System.in, out, (args, stdout) -> dispatch(args));
             case "serve" -> {
                 try {
                     code = Service.run(new Args(rest, Service.VALUE_FLAGS, Service.BOOL_FLAGS), out);
@@ -80,7 +67,7 @@ public final class Main {
                     out.println(Json.write(Result.fail(2, e.getMessage(), "USAGE").json));
                     code = 2;
                 } catch (Exception e) {
-                    out.println(Json.write(Result.fail(1, describe(e), "ERROR").json));
+                    out.println(Json.write(Result.error(e).json));
                     code = 1;
                 }
             }
@@ -95,10 +82,6 @@ public final class Main {
         }
         out.flush();
         System.exit(code);
-    }
-
-    static String describe(Throwable e) {
-        return e.getMessage() == null ? e.toString() : e.getClass().getSimpleName() + ": " + e.getMessage();
     }
 
     /** Runs one command; never throws, never exits. */
@@ -116,116 +99,7 @@ public final class Main {
         } catch (Args.UsageException e) {
             return Result.fail(2, e.getMessage(), "USAGE");
         } catch (Exception | StackOverflowError | OutOfMemoryError e) {
-            return Result.fail(1, describe(e), "ERROR");
+            return Result.error(e);
         }
-    }
-
-    /** Client mode: calls read from stdin, results written in input order, one line each. */
-    static int batch(List<String> argv, PrintStream out) {
-        int parallel;
-        try {
-            Args a = new Args(argv, Set.of("parallel"), Set.of());
-            parallel = a.intValue("parallel", 1);
-            if (parallel < 1) {
-                throw new Args.UsageException("--parallel must be >= 1");
-            }
-        } catch (Args.UsageException e) {
-            System.err.println("cxf-peer: " + e.getMessage());
-            return 2;
-        }
-        ExecutorService pool = Executors.newFixedThreadPool(parallel, r -> {
-            Thread t = new Thread(r, "cxf-peer-call");
-            t.setDaemon(true);
-            return t;
-        });
-        LinkedBlockingQueue<Future<String>> queue = new LinkedBlockingQueue<>();
-        Future<String> end = new java.util.concurrent.CompletableFuture<>();
-        final int[] failures = {0};
-        Thread printer = new Thread(() -> {
-            try {
-                while (true) {
-                    Future<String> f = queue.take();
-                    if (f == end) {
-                        return;
-                    }
-                    String line = f.get();
-                    out.println(line);
-                    out.flush();
-                }
-            } catch (Exception e) {
-                System.err.println("cxf-peer: printer: " + e);
-            }
-        }, "cxf-peer-printer");
-        printer.start();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-            String line;
-            int lineNo = 0;
-            while ((line = r.readLine()) != null) {
-                lineNo++;
-                if (line.isBlank()) {
-                    continue;
-                }
-                final String l = line;
-                final int no = lineNo;
-                queue.add(pool.submit(() -> {
-                    String s = runJob(l, no);
-                    if (!s.contains("\"ok\":true")) {
-                        synchronized (failures) {
-                            failures[0]++;
-                        }
-                    }
-                    return s;
-                }));
-            }
-        } catch (Exception e) {
-            System.err.println("cxf-peer: reading calls: " + e);
-        }
-        queue.add(end);
-        try {
-            printer.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        pool.shutdownNow();
-        return failures[0] == 0 ? 0 : 1;
-    }
-
-    static String runJob(String line, int lineNo) {
-        long t0 = System.nanoTime();
-        Object id = lineNo;
-        Result r;
-        try {
-            Object job = Json.parse(line);
-            List<?> args;
-            if (job instanceof Map<?, ?> m) {
-                if (m.containsKey("id")) {
-                    id = m.get("id");
-                }
-                if (!(m.get("args") instanceof List<?> l)) {
-                    throw new IllegalArgumentException("job object needs \"args\": [...]");
-                }
-                args = l;
-            } else if (job instanceof List<?> l) {
-                args = l;
-            } else {
-                throw new IllegalArgumentException("job must be a JSON array of arguments or an object with \"args\"");
-            }
-            List<String> argv = new ArrayList<>();
-            for (Object o : args) {
-                if (!(o instanceof String s)) {
-                    throw new IllegalArgumentException("arguments must be strings");
-                }
-                argv.add(s);
-            }
-            r = dispatch(argv);
-        } catch (Exception e) {
-            r = Result.fail(2, "bad job: " + e.getMessage(), "USAGE");
-        }
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("id", id);
-        m.put("exit", r.exit);
-        m.putAll(r.json);
-        m.put("ms", Math.round((System.nanoTime() - t0) / 1e5) / 10.0);
-        return Json.write(m);
     }
 }

@@ -8,6 +8,9 @@ import java.util.Map;
 
 import javax.security.auth.callback.CallbackHandler;
 
+import io.wssgw.interop.peer.Args;
+import io.wssgw.interop.peer.Pem;
+
 import org.apache.wss4j.common.ConfigurationConstants;
 import org.apache.wss4j.common.crypto.Merlin;
 import org.apache.wss4j.common.ext.WSPasswordCallback;

@@ -13,6 +13,9 @@ import java.util.Set;
 
 import jakarta.xml.ws.soap.SOAPBinding;
 
+import io.wssgw.interop.peer.Args;
+import io.wssgw.interop.peer.Json;
+
 import org.apache.cxf.endpoint.Server;
 import org.apache.cxf.jaxws.JaxWsServerFactoryBean;
 import org.apache.cxf.ws.security.wss4j.CryptoCoverageChecker;

@@ -3,6 +3,8 @@ package io.wssgw.interop.wss4j;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.wssgw.interop.peer.Args;
+
 import org.apache.wss4j.dom.WSConstants;
 
 /** Short names for algorithm URIs and key identifier types. A full URI is always accepted. */

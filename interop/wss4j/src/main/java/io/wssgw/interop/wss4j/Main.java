@@ -1,21 +1,18 @@
 package io.wssgw.interop.wss4j;
 
-import java.io.BufferedReader;
-import java.io.ByteArrayOutputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
+
+import io.wssgw.interop.peer.Args;
+import io.wssgw.interop.peer.Batch;
+import io.wssgw.interop.peer.Cli;
+import io.wssgw.interop.peer.Json;
+import io.wssgw.interop.peer.Result;
 
 import org.apache.wss4j.dom.engine.WSSConfig;
 
@@ -65,15 +62,7 @@ public final class Main {
         java.util.logging.Logger.getLogger("org.apache.jcp.xml.dsig.internal.dom");
 
     public static void main(String[] argv) {
-        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
-            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "error");
-        }
-        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false,
-            StandardCharsets.UTF_8);
-        if (argv.length == 0 || argv[0].equals("-h") || argv[0].equals("--help") || argv[0].equals("help")) {
-            System.err.println(USAGE);
-            System.exit(argv.length == 0 ? 2 : 0);
-        }
+        PrintStream out = Cli.start(argv, USAGE);
         // The JDK's XML-DSig reference logs a java.util.logging warning for every SwA attachment
         // reference (WSS4J's transform writes to the digest stream itself, so "input bytes are null").
         JDK_DSIG_LOG.setLevel(java.util.logging.Level.SEVERE);
@@ -81,7 +70,7 @@ public final class Main {
         int code;
         if (argv[0].equals("batch")) {
             Xml.stdinReserved = true; // stdin carries the jobs
-            code = batch(Arrays.asList(argv).subList(1, argv.length), out);
+            code = Batch.run("wss4j-peer", Arrays.asList(argv).subList(1, argv.length), System.in, out, Main::dispatch);
         } else {
             Result r = dispatch(Arrays.asList(argv), out);
             // One JSON result line on stdout, except when sign writes the document there (--out -).
@@ -140,6 +129,9 @@ public final class Main {
                     m.put("profiles", p);
                     return Result.ok(m);
                 }
+                case "batch":
+                    // Only a batch job gets here with "batch": main runs the command itself.
+                    return Result.fail(2, "bad job: nested batch", "USAGE");
                 default:
                     return Result.fail(2, "unknown command " + cmd + " (known: sign, verify, bench, profiles, batch)", "USAGE");
             }
@@ -148,130 +140,7 @@ public final class Main {
         } catch (org.apache.wss4j.common.ext.WSSecurityException e) {
             return Verify.failure(e);
         } catch (Exception | StackOverflowError | OutOfMemoryError e) {
-            String msg = e.getMessage() == null ? e.toString() : e.getClass().getSimpleName() + ": " + e.getMessage();
-            return Result.fail(1, msg, "ERROR");
+            return Result.error(e);
         }
-    }
-
-    static final Set<String> BATCH_VALUE_FLAGS = Set.of("parallel");
-
-    /** Batch mode: jobs read from stdin, results written in input order, one line each. */
-    static int batch(List<String> argv, PrintStream out) {
-        int parallel;
-        try {
-            Args a = new Args(argv, BATCH_VALUE_FLAGS, Set.of());
-            parallel = a.intValue("parallel", 1);
-            if (parallel < 1) {
-                throw new Args.UsageException("--parallel must be >= 1");
-            }
-        } catch (Args.UsageException e) {
-            System.err.println("wss4j-peer: " + e.getMessage());
-            return 2;
-        }
-        ExecutorService pool = Executors.newFixedThreadPool(parallel, r -> {
-            Thread t = new Thread(r, "wss4j-peer-job");
-            t.setDaemon(true);
-            return t;
-        });
-        LinkedBlockingQueue<Future<String>> queue = new LinkedBlockingQueue<>();
-        Future<String> end = new java.util.concurrent.CompletableFuture<>();
-        final int[] failures = {0};
-        Thread printer = new Thread(() -> {
-            try {
-                while (true) {
-                    Future<String> f = queue.take();
-                    if (f == end) {
-                        return;
-                    }
-                    String line = f.get();
-                    synchronized (out) {
-                        out.println(line);
-                        out.flush();
-                    }
-                }
-            } catch (Exception e) {
-                System.err.println("wss4j-peer: batch printer: " + e);
-            }
-        }, "wss4j-peer-printer");
-        printer.start();
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-            String line;
-            int lineNo = 0;
-            while ((line = r.readLine()) != null) {
-                lineNo++;
-                if (line.isBlank()) {
-                    continue;
-                }
-                final String l = line;
-                final int no = lineNo;
-                queue.add(pool.submit(() -> {
-                    String s = runJob(l, no);
-                    if (!s.contains("\"ok\":true")) {
-                        synchronized (failures) {
-                            failures[0]++;
-                        }
-                    }
-                    return s;
-                }));
-            }
-        } catch (Exception e) {
-            System.err.println("wss4j-peer: reading jobs: " + e);
-        }
-        queue.add(end);
-        try {
-            printer.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        pool.shutdownNow();
-        return failures[0] == 0 ? 0 : 1;
-    }
-
-    static String runJob(String line, int lineNo) {
-        long t0 = System.nanoTime();
-        Object id = lineNo;
-        Result r;
-        try {
-            Object job = Json.parse(line);
-            List<?> args;
-            if (job instanceof Map<?, ?> m) {
-                if (m.containsKey("id")) {
-                    id = m.get("id");
-                }
-                Object a = m.get("args");
-                if (!(a instanceof List<?> l)) {
-                    throw new IllegalArgumentException("job object needs \"args\": [...]");
-                }
-                args = l;
-            } else if (job instanceof List<?> l) {
-                args = l;
-            } else {
-                throw new IllegalArgumentException("job must be a JSON array of arguments or an object with \"args\"");
-            }
-            List<String> argv = new ArrayList<>();
-            for (Object o : args) {
-                if (!(o instanceof String s)) {
-                    throw new IllegalArgumentException("arguments must be strings");
-                }
-                argv.add(s);
-            }
-            if (!argv.isEmpty() && argv.get(0).equals("batch")) {
-                throw new IllegalArgumentException("nested batch");
-            }
-            // A document written to "-" is captured and returned base64-encoded in "document".
-            ByteArrayOutputStream captured = new ByteArrayOutputStream();
-            r = dispatch(argv, captured);
-            if (captured.size() > 0) {
-                r.json.put("document", java.util.Base64.getEncoder().encodeToString(captured.toByteArray()));
-            }
-        } catch (Exception e) {
-            r = Result.fail(2, "bad job: " + e.getMessage(), "USAGE");
-        }
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("id", id);
-        m.put("exit", r.exit);
-        m.putAll(r.json);
-        m.put("ms", Math.round((System.nanoTime() - t0) / 1e5) / 10.0);
-        return Json.write(m);
     }
 }

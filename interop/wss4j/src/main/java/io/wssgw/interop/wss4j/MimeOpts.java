@@ -10,6 +10,8 @@ import java.util.UUID;
 
 import javax.crypto.SecretKey;
 
+import io.wssgw.interop.peer.Args;
+
 import org.apache.wss4j.common.WSEncryptionPart;
 import org.apache.wss4j.common.crypto.Crypto;
 import org.apache.wss4j.common.util.KeyUtils;

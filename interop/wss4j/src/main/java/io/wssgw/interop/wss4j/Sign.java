@@ -12,6 +12,10 @@ import java.util.Set;
 
 import javax.crypto.SecretKey;
 
+import io.wssgw.interop.peer.Args;
+import io.wssgw.interop.peer.Pem;
+import io.wssgw.interop.peer.Result;
+
 import org.apache.wss4j.common.WSEncryptionPart;
 import org.apache.wss4j.common.crypto.Crypto;
 import org.apache.wss4j.common.util.KeyUtils;

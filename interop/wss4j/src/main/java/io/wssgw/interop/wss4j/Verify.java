@@ -14,6 +14,10 @@ import javax.security.auth.callback.Callback;
 import javax.security.auth.callback.CallbackHandler;
 import javax.security.auth.callback.UnsupportedCallbackException;
 
+import io.wssgw.interop.peer.Args;
+import io.wssgw.interop.peer.Pem;
+import io.wssgw.interop.peer.Result;
+
 import org.apache.wss4j.common.crypto.Crypto;
 import org.apache.wss4j.common.ext.WSPasswordCallback;
 import org.apache.wss4j.common.ext.WSSecurityException;

@@ -1,4 +1,4 @@
-package io.wssgw.interop.cxf;
+package io.wssgw.interop.peer;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -7,19 +7,19 @@ import java.util.Map;
 import java.util.Set;
 
 /** GNU-style flag parser: "--name value", "--name=value", boolean "--name". Flags may repeat. */
-final class Args {
+public final class Args {
     /** Thrown for command-line errors (exit status 2). */
-    static final class UsageException extends Exception {
+    public static final class UsageException extends Exception {
         private static final long serialVersionUID = 1L;
 
-        UsageException(String msg) {
+        public UsageException(String msg) {
             super(msg);
         }
     }
 
     private final Map<String, List<String>> values = new LinkedHashMap<>();
 
-    Args(List<String> argv, Set<String> valueFlags, Set<String> boolFlags) throws UsageException {
+    public Args(List<String> argv, Set<String> valueFlags, Set<String> boolFlags) throws UsageException {
         for (int i = 0; i < argv.size(); i++) {
             String a = argv.get(i);
             if (!a.startsWith("--")) {
@@ -51,17 +51,17 @@ final class Args {
         }
     }
 
-    String get(String name) {
+    public String get(String name) {
         List<String> l = values.get(name);
         return l == null ? null : l.get(l.size() - 1);
     }
 
-    String get(String name, String def) {
+    public String get(String name, String def) {
         String v = get(name);
         return v == null ? def : v;
     }
 
-    String require(String name) throws UsageException {
+    public String require(String name) throws UsageException {
         String v = get(name);
         if (v == null || v.isEmpty()) {
             throw new UsageException("missing --" + name);
@@ -69,16 +69,16 @@ final class Args {
         return v;
     }
 
-    List<String> all(String name) {
+    public List<String> all(String name) {
         List<String> l = values.get(name);
         return l == null ? List.of() : l;
     }
 
-    boolean flag(String name) {
+    public boolean flag(String name) {
         return "true".equals(get(name));
     }
 
-    int intValue(String name, int def) throws UsageException {
+    public int intValue(String name, int def) throws UsageException {
         String v = get(name);
         if (v == null) {
             return def;

@@ -1,4 +1,4 @@
-package io.wssgw.interop.cxf;
+package io.wssgw.interop.peer;
 
 import java.io.IOException;
 import java.io.Reader;
@@ -22,14 +22,14 @@ import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 
 /** PEM loading and in-memory WSS4J Merlin crypto construction (no keytool/openssl at run time). */
-final class Pem {
+public final class Pem {
     /** Password of the private-key entries of the in-memory key stores. */
-    static final String KEY_PASSWORD = "cxf-peer";
+    public static final String KEY_PASSWORD = "interop-peer";
 
     private Pem() {
     }
 
-    static List<X509Certificate> certs(String file) throws IOException {
+    public static List<X509Certificate> certs(String file) throws IOException {
         List<X509Certificate> out = new ArrayList<>();
         JcaX509CertificateConverter conv = new JcaX509CertificateConverter();
         try (Reader r = Files.newBufferedReader(Path.of(file), StandardCharsets.US_ASCII);
@@ -51,12 +51,12 @@ final class Pem {
         return out;
     }
 
-    static X509Certificate cert(String file) throws IOException {
+    public static X509Certificate cert(String file) throws IOException {
         return certs(file).get(0);
     }
 
     /** Reads a PKCS#8 ("PRIVATE KEY"), PKCS#1 ("RSA PRIVATE KEY") or SEC1 ("EC PRIVATE KEY") key. */
-    static PrivateKey privateKey(String file) throws IOException {
+    public static PrivateKey privateKey(String file) throws IOException {
         JcaPEMKeyConverter conv = new JcaPEMKeyConverter();
         try (Reader r = Files.newBufferedReader(Path.of(file), StandardCharsets.US_ASCII);
              PEMParser p = new PEMParser(r)) {
@@ -73,7 +73,7 @@ final class Pem {
         throw new IOException(file + ": no unencrypted PRIVATE KEY PEM block");
     }
 
-    static KeyStore emptyStore() throws IOException {
+    public static KeyStore emptyStore() throws IOException {
         try {
             KeyStore ks = KeyStore.getInstance("PKCS12");
             ks.load(null, null);
@@ -84,16 +84,16 @@ final class Pem {
     }
 
     /** Builder of a Merlin crypto with a key store (own key, looked-up certs) and a trust store (CAs). */
-    static final class CryptoBuilder {
+    public static final class CryptoBuilder {
         private final KeyStore keyStore;
         private KeyStore trustStore;
         private int n;
 
-        CryptoBuilder() throws IOException {
+        public CryptoBuilder() throws IOException {
             keyStore = emptyStore();
         }
 
-        CryptoBuilder key(String alias, PrivateKey key, List<X509Certificate> chain) throws IOException {
+        public CryptoBuilder key(String alias, PrivateKey key, List<X509Certificate> chain) throws IOException {
             try {
                 keyStore.setKeyEntry(alias, key, KEY_PASSWORD.toCharArray(), chain.toArray(new Certificate[0]));
             } catch (Exception e) {
@@ -102,7 +102,7 @@ final class Pem {
             return this;
         }
 
-        CryptoBuilder cert(String alias, X509Certificate c) throws IOException {
+        public CryptoBuilder cert(String alias, X509Certificate c) throws IOException {
             try {
                 keyStore.setCertificateEntry(alias, c);
             } catch (Exception e) {
@@ -111,7 +111,7 @@ final class Pem {
             return this;
         }
 
-        CryptoBuilder trust(X509Certificate c) throws IOException {
+        public CryptoBuilder trust(X509Certificate c) throws IOException {
             try {
                 if (trustStore == null) {
                     trustStore = emptyStore();
@@ -123,7 +123,7 @@ final class Pem {
             return this;
         }
 
-        Merlin build() {
+        public Merlin build() {
             Merlin m = new Merlin();
             m.setKeyStore(keyStore);
             if (trustStore != null) {

@@ -1,4 +1,4 @@
-package io.wssgw.interop.wss4j;
+package io.wssgw.interop.peer;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -6,11 +6,11 @@ import java.util.List;
 import java.util.Map;
 
 /** Minimal JSON writer and reader (objects, arrays, strings, numbers, booleans, null). */
-final class Json {
+public final class Json {
     private Json() {
     }
 
-    static String write(Object v) {
+    public static String write(Object v) {
         StringBuilder sb = new StringBuilder();
         write(sb, v);
         return sb.toString();
@@ -76,7 +76,7 @@ final class Json {
         sb.append('"');
     }
 
-    static Object parse(String s) {
+    public static Object parse(String s) {
         Reader r = new Reader(s);
         r.ws();
         Object v = r.value();
