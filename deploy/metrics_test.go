@@ -412,7 +412,7 @@ func TestLabelValuesExist(t *testing.T) {
 	}
 	// The result label of template lookups, shadow checks, response
 	// signing, replay store look-ups, OCSP fetches and egress calls.
-	for _, r := range slices.Concat(metrics.LookupResults(), []string{metrics.ShadowAgree, metrics.ShadowDisagree},
+	for _, r := range slices.Concat(metrics.LookupResults(), metrics.ShadowResults(),
 		metrics.ResponseResults(), metrics.ReplayResults(), metrics.OCSPFetchResults(), metrics.EgressResults()) {
 		known["result"][r] = true
 	}

@@ -2,17 +2,17 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wssgw/wssgw/bench/proc"
 )
 
 // serveBackend is the backend role: it reads each request whole and
@@ -58,20 +58,9 @@ func startBackend() (*exec.Cmd, string, error) {
 	return cmd, strings.TrimSpace(line), nil
 }
 
-// wssgw is a running gateway process.
-type wssgw struct {
-	cmd        *exec.Cmd
-	dir        string
-	data, admn string
-}
-
 // launchWssgw runs bin with one signed route to backend and waits until it
 // listens. Replay is off because the load repeats the same messages.
-func launchWssgw(o options, backend, caFile string) (*wssgw, error) {
-	dir, err := os.MkdirTemp("", "bench-memory-")
-	if err != nil {
-		return nil, err
-	}
+func launchWssgw(o options, backend, caFile string) (*proc.Wssgw, error) {
 	memory := ""
 	if o.budget != "" {
 		memory = "server: {memory: {inflightBytes: " + o.budget + "}}\n"
@@ -83,76 +72,11 @@ func launchWssgw(o options, backend, caFile string) (*wssgw, error) {
 		"  - {name: signed, path: /signed, backend: \"http://%s\", policy: partner}\n"+
 		"policies:\n  partner:\n    require: [signature, timestamp]\n    trust: {caFiles: [%q]}\n    replay: \"off\"\n",
 		memory, backend, caFile)
-	file := filepath.Join(dir, "wssgw.yaml")
-	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
-		_ = os.RemoveAll(dir)
-		return nil, err
-	}
-	g := &wssgw{cmd: exec.Command(o.wssgw, "serve", "--config", file), dir: dir}
-	g.cmd.Env = os.Environ()
+	var env []string
 	if o.goMemLimit != "" {
-		g.cmd.Env = append(g.cmd.Env, "GOMEMLIMIT="+o.goMemLimit)
+		env = append(env, "GOMEMLIMIT="+o.goMemLimit)
 	}
-	if err := g.start(); err != nil {
-		g.stop()
-		return nil, err
-	}
-	return g, nil
-}
-
-func (g *wssgw) start() error {
-	errPipe, err := g.cmd.StderrPipe()
-	if err != nil {
-		return err
-	}
-	if err := g.cmd.Start(); err != nil {
-		return fmt.Errorf("starting %s: %w", g.cmd.Path, err)
-	}
-	sc := bufio.NewScanner(errPipe)
-	var log bytes.Buffer
-	for sc.Scan() {
-		line := sc.Text()
-		log.WriteString(line + "\n")
-		if strings.Contains(line, `"msg":"listening"`) {
-			go func() { _, _ = io.Copy(io.Discard, errPipe) }()
-			g.data, g.admn = "http://"+jsonField(line, "data"), "http://"+jsonField(line, "admin")
-			return nil
-		}
-	}
-	return fmt.Errorf("wssgw exited before listening:\n%s", log.String())
-}
-
-func (g *wssgw) stop() {
-	if g.cmd.Process != nil {
-		_ = g.cmd.Process.Kill()
-		_ = g.cmd.Wait()
-	}
-	_ = os.RemoveAll(g.dir)
-}
-
-// procStatus is a kB field of /proc/PID/status (VmHWM, VmRSS), in bytes.
-func procStatus(pid int, field string) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, fmt.Errorf("reading the peak RSS (Linux only): %w", err)
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
-}
-
-// jsonField is the string value of key in a flat JSON log line.
-func jsonField(line, key string) string {
-	i := strings.Index(line, `"`+key+`":"`)
-	if i < 0 {
-		return ""
-	}
-	v := line[i+len(key)+4:]
-	return v[:strings.IndexByte(v, '"')]
+	return proc.Start(o.wssgw, "bench-memory-", env, func(string) string { return cfg })
 }
 
 // metric is the value of the first series of name whose line contains

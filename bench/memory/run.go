@@ -85,11 +85,11 @@ func scenario(o options, backend, caFile, kind string, large []byte, small [][]b
 	if err != nil {
 		return result{}, err
 	}
-	defer g.stop()
+	defer g.Stop()
 	r := result{kind: kind, conc: conc, retryAfter: true}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc + o.smallConns, DisableCompression: true}, Timeout: 2 * time.Minute}
 	defer client.CloseIdleConnections()
-	url := g.data + "/signed"
+	url := g.Data + "/signed"
 	// Warm up: the small messages' template is learned on the DOM engine.
 	for _, s := range small[:4] {
 		if _, _, err := post(client, url, s); err != nil {
@@ -151,14 +151,14 @@ func scenario(o options, backend, caFile, kind string, large []byte, small [][]b
 	close(done)
 	smallWG.Wait()
 	r.smallOK, r.smallAll = smallOK.Load(), smallAll.Load()
-	if r.peak, err = procStatus(g.cmd.Process.Pid, "VmHWM"); err != nil {
+	if r.peak, err = g.PeakRSS(); err != nil {
 		return r, err
 	}
-	if r.budget, err = metric(g.admn, "wssgw_memory_budget_bytes"); err != nil {
+	if r.budget, err = metric(g.Admin, "wssgw_memory_budget_bytes"); err != nil {
 		return r, err
 	}
-	r.rejectedMemory, _ = metric(g.admn, "wssgw_overload_rejections_total", `reason="memory"`)
-	r.rejectedDOM, _ = metric(g.admn, "wssgw_overload_rejections_total", `reason="dom_queue"`)
+	r.rejectedMemory, _ = metric(g.Admin, "wssgw_overload_rejections_total", `reason="memory"`)
+	r.rejectedDOM, _ = metric(g.Admin, "wssgw_overload_rejections_total", `reason="dom_queue"`)
 	return r, nil
 }
 

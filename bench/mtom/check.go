@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/wssgw/wssgw/bench/proc"
 )
 
 // checkSize is the response size whose signatures are verified in full.
@@ -22,7 +24,7 @@ const checkSize = 1 << 20
 // --content-type` accepts the package (and rejects it with one
 // attachment byte changed); the buffered envelope verifies too. Both
 // with the demo CA as the only trust anchor.
-func checkSignatures(o options, c *http.Client, gws []*wssgw, ms []mode) error {
+func checkSignatures(o options, c *http.Client, gws []*proc.Wssgw, ms []mode) error {
 	dir, err := os.MkdirTemp("", "bench-mtom-check-")
 	if err != nil {
 		return err

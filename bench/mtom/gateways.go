@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+
+	"github.com/wssgw/wssgw/bench/proc"
 )
 
 // mode is one way a gateway answers: what its backend sends (kind), its
@@ -82,7 +84,7 @@ const (
 // whose policy asks nothing of requests (a plain SOAP request is forwarded
 // as it is) and signs responses as m says. pprof mounts the admin
 // listener's profiler.
-func startGateway(bin, backend string, m mode, pprof bool) (*wssgw, error) {
+func startGateway(bin, backend string, m mode, pprof bool) (*proc.Wssgw, error) {
 	responses := ""
 	if m.responses != "" {
 		responses = "\n    responses: " + m.responses
@@ -91,7 +93,7 @@ func startGateway(bin, backend string, m mode, pprof bool) (*wssgw, error) {
 	if m.policy != "" {
 		policy = m.policy
 	}
-	return launch(bin, func(string) string {
+	return proc.Start(bin, "bench-mtom-", nil, func(string) string {
 		return fmt.Sprintf(`listen: 127.0.0.1:0
 admin: {listen: 127.0.0.1:0, pprof: %t}
 routes:

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/wssgw/wssgw/bench/proc"
 	"github.com/wssgw/wssgw/internal/config"
 )
 
@@ -16,11 +17,11 @@ import (
 // gateway of mode m while its admin listener records a CPU profile of
 // o.profileSeconds, and writes the profile to o.profile as
 // cpu-MODE-SIZE.pprof (go tool pprof bin/wssgw FILE).
-func profileResponse(o options, c *http.Client, g *wssgw, m mode, size int64) error {
+func profileResponse(o options, c *http.Client, g *proc.Wssgw, m mode, size int64) error {
 	file := filepath.Join(o.profile, fmt.Sprintf("cpu-%s-%s.pprof", m.name, config.ByteSize(size)))
 	done := make(chan error, 1)
 	go func() {
-		done <- saveURL(c, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", g.admin, o.profileSeconds), file)
+		done <- saveURL(c, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", g.Admin, o.profileSeconds), file)
 	}()
 	// The profiler starts when its request arrives; a moment's head start
 	// keeps the response's first bytes in the profile.

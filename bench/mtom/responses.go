@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wssgw/wssgw/bench/proc"
 	"github.com/wssgw/wssgw/internal/config"
 )
 
@@ -76,8 +77,8 @@ func modeNames(ms []mode) string {
 
 // startGateways starts one gateway per mode and opens each one's
 // connections with an untimed response.
-func startGateways(o options, c *http.Client, backend string, ms []mode) ([]*wssgw, error) {
-	gws := make([]*wssgw, 0, len(ms))
+func startGateways(o options, c *http.Client, backend string, ms []mode) ([]*proc.Wssgw, error) {
+	gws := make([]*proc.Wssgw, 0, len(ms))
 	for _, m := range ms {
 		g, err := startGateway(o.wssgw, backend, m, o.profile != "")
 		if err == nil {
@@ -92,9 +93,9 @@ func startGateways(o options, c *http.Client, backend string, ms []mode) ([]*wss
 	return gws, nil
 }
 
-func stopAll(gws []*wssgw) {
+func stopAll(gws []*proc.Wssgw) {
 	for _, g := range gws {
-		g.stop()
+		g.Stop()
 	}
 }
 
@@ -128,7 +129,7 @@ func measureSize(o options, c *http.Client, backend string, ms []mode, size int6
 	rs := make([]result, len(ms))
 	for i, m := range ms {
 		rs[i] = summarize(m.name, size, samples[i], errs[i])
-		peak, err := gws[i].peakRSS()
+		peak, err := gws[i].PeakRSS()
 		rs[i].peak = peak
 		rs[i].err = errors.Join(rs[i].err, err)
 	}
@@ -137,7 +138,7 @@ func measureSize(o options, c *http.Client, backend string, ms []mode, size int6
 
 // timeReps fetches reps responses of size from each gateway, the modes
 // taking turns; a mode that fails once is not asked again.
-func timeReps(c *http.Client, gws []*wssgw, ms []mode, size int64, reps int) ([][]sample, []error) {
+func timeReps(c *http.Client, gws []*proc.Wssgw, ms []mode, size int64, reps int) ([][]sample, []error) {
 	samples := make([][]sample, len(ms))
 	errs := make([]error, len(ms))
 	for range reps {
@@ -159,8 +160,8 @@ func timeReps(c *http.Client, gws []*wssgw, ms []mode, size int64, reps int) ([]
 	return samples, errs
 }
 
-func fileURL(g *wssgw, m mode, size int64) string {
-	return g.data + filesPath + m.kind + "/" + strconv.FormatInt(size, 10)
+func fileURL(g *proc.Wssgw, m mode, size int64) string {
+	return g.Data + filesPath + m.kind + "/" + strconv.FormatInt(size, 10)
 }
 
 // repsFor repeats small sizes (whose times are short and noisy) up to

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/bench/proc"
 )
 
 const testKeys = "../../examples/keys"
@@ -93,8 +95,8 @@ func TestCheckSignaturesRejectsUnsigned(t *testing.T) {
 			m := mode{name: tc.name[len("fail/"):], kind: tc.kind}
 			g, err := startGateway(bin, be.url, m, false)
 			require.NoError(t, err)
-			t.Cleanup(g.stop)
-			err = checkSignatures(options{wssgw: bin, keys: testKeys}, c, []*wssgw{g}, []mode{m})
+			t.Cleanup(g.Stop)
+			err = checkSignatures(options{wssgw: bin, keys: testKeys}, c, []*proc.Wssgw{g}, []mode{m})
 			assert.ErrorContains(t, err, m.name+" signature check")
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wssgw/wssgw/bench/proc"
 	"github.com/wssgw/wssgw/internal/config"
 )
 
@@ -39,7 +40,7 @@ func runUpload(o options) error {
 	if err != nil {
 		return err
 	}
-	defer gw.stop()
+	defer gw.Stop()
 	// Signed once the gateway runs: its replay store refuses messages
 	// created before it started (issue 16). Signing runs in this process,
 	// so it does not add to the gateway's measured memory.
@@ -51,15 +52,15 @@ func runUpload(o options) error {
 	}
 	fmt.Printf("signed in %s; root part %d bytes\n", time.Since(start).Round(time.Millisecond), len(root))
 	start = time.Now()
-	if err := upload(gw.data+mtomPath, root, size, o.seed); err != nil {
+	if err := upload(gw.Data+mtomPath, root, size, o.seed); err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
 	return reportUpload(gw, be, size, elapsed)
 }
 
-func reportUpload(gw *wssgw, be *sink, size int64, elapsed time.Duration) error {
-	hwm, err := gw.peakRSS()
+func reportUpload(gw *proc.Wssgw, be *sink, size int64, elapsed time.Duration) error {
+	hwm, err := gw.PeakRSS()
 	if err != nil {
 		return err
 	}
@@ -101,9 +102,9 @@ func startSink() (*sink, error) {
 // timestamp by the demo partner) whose body and MIME limits admit a
 // size-byte attachment; the spool directory is the process's temporary
 // directory.
-func startUploadGateway(bin, backend, caFile string, size int64) (*wssgw, error) {
+func startUploadGateway(bin, backend, caFile string, size int64) (*proc.Wssgw, error) {
 	total := config.ByteSize(size + 16<<20)
-	return launch(bin, func(dir string) string {
+	return proc.Start(bin, "bench-mtom-", nil, func(dir string) string {
 		return fmt.Sprintf(`listen: 127.0.0.1:0
 admin: {listen: 127.0.0.1:0}
 mime: {maxPartSize: %[4]d, maxTotalSize: %[5]d, spoolDir: %[6]q}

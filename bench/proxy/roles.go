@@ -11,9 +11,10 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/wssgw/wssgw/bench/proc"
 )
 
 // serveRole runs this binary as the backend or the plain proxy:
@@ -65,8 +66,8 @@ func plainProxy(backend string) http.Handler {
 
 // processes are the child processes of a benchmark run.
 type processes struct {
-	cmds  []*exec.Cmd
-	dir   string
+	cmds  []*exec.Cmd // the roles
+	gws   []*proc.Wssgw
 	pprof bool // mount wssgw's /debug/pprof for -profile
 }
 
@@ -100,48 +101,18 @@ func (p *processes) startRole(role, backend string) (string, error) {
 // with replay off (the repeated message) and the mix route to backend, and returns its data and admin addresses. It logs at info
 // level, as in production, into a discarded pipe.
 func (p *processes) startWssgw(bin, backend, caFile, partnerCert string) (data, admin string, err error) {
-	dir, err := os.MkdirTemp("", "bench-proxy-")
-	if err != nil {
-		return "", "", err
-	}
-	p.dir = dir
 	cfg := fmt.Sprintf("listen: 127.0.0.1:0\nadmin: {listen: 127.0.0.1:0, pprof: %t}\nroutes:\n"+
 		"  - {name: orders, path: /orders, backend: \"http://%s\", policy: none}\n"+
 		"  - {name: signed, path: %s, backend: \"http://%s\", policy: partner}\n"+
 		"  - {name: mix, path: %s, backend: \"http://%s\", policy: mix}\n"+signedPolicy+mixPolicy,
 		p.pprof, backend, signedPath, backend, mixPath, backend, caFile, caFile, partnerCert)
-	file := filepath.Join(dir, "wssgw.yaml")
-	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
-		return "", "", err
-	}
-	cmd := exec.Command(bin, "serve", "--config", file)
-	errPipe, err := cmd.StderrPipe()
+	g, err := proc.Start(bin, "bench-proxy-", nil, func(string) string { return cfg })
 	if err != nil {
 		return "", "", err
 	}
-	if err := cmd.Start(); err != nil {
-		return "", "", fmt.Errorf("starting %s: %w", bin, err)
-	}
-	p.cmds = append(p.cmds, cmd)
-	sc := bufio.NewScanner(errPipe)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.Contains(line, `"msg":"listening"`) {
-			go func() { _, _ = io.Copy(io.Discard, errPipe) }()
-			return jsonField(line, "data"), jsonField(line, "admin"), nil
-		}
-	}
-	return "", "", fmt.Errorf("wssgw exited before listening")
-}
-
-// jsonField is the string value of key in a flat JSON log line.
-func jsonField(line, key string) string {
-	i := strings.Index(line, `"`+key+`":"`)
-	if i < 0 {
-		return ""
-	}
-	v := line[i+len(key)+4:]
-	return v[:strings.IndexByte(v, '"')]
+	p.gws = append(p.gws, g)
+	// The scenarios take host:port addresses.
+	return strings.TrimPrefix(g.Data, "http://"), strings.TrimPrefix(g.Admin, "http://"), nil
 }
 
 // lastPID is the process id of the child started last.
@@ -152,7 +123,7 @@ func (p *processes) stopAll() {
 		_ = c.Process.Kill()
 		_ = c.Wait()
 	}
-	if p.dir != "" {
-		os.RemoveAll(p.dir)
+	for _, g := range p.gws {
+		g.Stop()
 	}
 }

@@ -60,7 +60,7 @@ func loadConfig(file string, flags *pflag.FlagSet) (*config.Config, error) {
 			config.DurationHook,
 		)
 	})
-	resolvePaths(filepath.Dir(file), reflect.ValueOf(&cfg).Elem())
+	cfg.ResolveFiles(filepath.Dir(file))
 	ps := decodeProblems(decodeErr)
 	ps = append(ps, unknownKeys("", v.AllSettings(), reflect.TypeOf(cfg))...)
 	ps = mergeProblems(ps, cfg.Validate())
@@ -513,47 +513,4 @@ func mergeProblems(ps config.Problems, verr error) config.Problems {
 	}
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Key < ps[j].Key })
 	return ps
-}
-
-// resolvePaths makes the relative file names of the configuration (every
-// key ending in File or Files) relative to the directory of the config file,
-// so that a configuration means the same whatever the working directory
-// (a mounted ConfigMap beside its Secrets, or make run from the repository).
-func resolvePaths(dir string, v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			f := v.Field(i)
-			tag := t.Field(i).Tag.Get("mapstructure")
-			switch {
-			case f.Kind() == reflect.String && strings.HasSuffix(tag, "File"):
-				f.SetString(resolvePath(dir, f.String()))
-			case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.String && strings.HasSuffix(tag, "Files"):
-				for j := range f.Len() {
-					f.Index(j).SetString(resolvePath(dir, f.Index(j).String()))
-				}
-			default:
-				resolvePaths(dir, f)
-			}
-		}
-	case reflect.Slice:
-		for j := range v.Len() {
-			resolvePaths(dir, v.Index(j))
-		}
-	case reflect.Map:
-		for _, k := range v.MapKeys() {
-			e := reflect.New(v.Type().Elem()).Elem()
-			e.Set(v.MapIndex(k))
-			resolvePaths(dir, e)
-			v.SetMapIndex(k, e)
-		}
-	}
-}
-
-func resolvePath(dir, p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(dir, p)
 }

@@ -2,10 +2,7 @@ package main
 
 import (
 	"bytes"
-	"io"
-	"mime"
 	"mime/multipart"
-	"net/textproto"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +12,7 @@ import (
 
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/signer"
+	"github.com/wssgw/wssgw/internal/testmime"
 )
 
 // streamedResponse is what the gateway sends in streaming mode: an MTOM
@@ -22,20 +20,7 @@ import (
 // ds:Signature content in the last part.
 func streamedResponse(t *testing.T, p *cliPKI, strict bool) (contentType string, pkg []byte) {
 	t.Helper()
-	var in bytes.Buffer
-	mw := multipart.NewWriter(&in)
-	part := func(ct, cid, body string) {
-		h := textproto.MIMEHeader{}
-		h.Set("Content-Type", ct)
-		h.Set("Content-ID", "<"+cid+">")
-		w, err := mw.CreatePart(h)
-		require.NoError(t, err)
-		_, _ = io.WriteString(w, body)
-	}
-	part(`application/xop+xml; charset=UTF-8; type="text/xml"`, "root@x", `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>`+
-		`<m:File xmlns:m="urn:x"><xop:Include xmlns:xop="http://www.w3.org/2004/08/xop/include" href="cid:file@x"/></m:File></soap:Body></soap:Envelope>`)
-	part("application/octet-stream", "file@x", strings.Repeat("\x00\x01binary", 1000))
-	require.NoError(t, mw.Close())
+	in, boundary := testmime.File(t, strings.Repeat("\x00\x01binary", 1000))
 
 	kp, err := wcrypto.LoadKeyPair(wcrypto.KeyFileOptions{CertFile: p.partnerCrt, KeyFile: p.partnerKey})
 	require.NoError(t, err)
@@ -49,21 +34,8 @@ func streamedResponse(t *testing.T, p *cliPKI, strict bool) (contentType string,
 	s, err := signer.NewStream(o)
 	require.NoError(t, err)
 	var out bytes.Buffer
-	require.NoError(t, s.Sign(&out, &stdParts{multipart.NewReader(&in, mw.Boundary())}))
-	ct := mime.FormatMediaType("multipart/related", map[string]string{
-		"type": "application/xop+xml", "start": "<root@x>", "start-info": "text/xml", "boundary": s.Boundary(),
-	})
-	return ct, out.Bytes()
-}
-
-type stdParts struct{ r *multipart.Reader }
-
-func (p *stdParts) Next() (textproto.MIMEHeader, io.Reader, error) {
-	part, err := p.r.NextRawPart()
-	if err != nil {
-		return nil, nil, err
-	}
-	return part.Header, part, nil
+	require.NoError(t, s.Sign(&out, &testmime.RawParts{R: multipart.NewReader(in, boundary)}))
+	return testmime.ContentType(s.Boundary()), out.Bytes()
 }
 
 // TestVerifyStreamedResponse: `wssgw verify --content-type` puts a

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -13,12 +14,42 @@ import (
 // (issue 16).
 func (c *Config) Files() []string {
 	var out []string
-	collectFiles(reflect.ValueOf(c).Elem(), &out)
+	eachFile(reflect.ValueOf(c).Elem(), func(f string) string {
+		if f != "" {
+			out = append(out, f)
+		}
+		return f
+	})
 	slices.Sort(out)
 	return slices.Compact(out)
 }
 
-func collectFiles(v reflect.Value, out *[]string) {
+// ResolveFiles makes the relative file names of the configuration (the
+// same keys as Files) relative to dir, the directory of the config file,
+// so that a configuration means the same whatever the working directory
+// (a mounted ConfigMap beside its Secrets, or make run from the
+// repository).
+func (c *Config) ResolveFiles(dir string) {
+	eachFile(reflect.ValueOf(c).Elem(), func(f string) string {
+		if f == "" || filepath.IsAbs(f) {
+			return f
+		}
+		return filepath.Join(dir, f)
+	})
+}
+
+// eachFile calls fn with every file name in v, a key ending in File or
+// Files at any depth, and stores what fn returns where it differs (so
+// that Files, which changes nothing, writes nothing). It reports whether
+// it changed v.
+func eachFile(v reflect.Value, fn func(string) string) bool {
+	changed := false
+	set := func(s reflect.Value) {
+		if n := fn(s.String()); n != s.String() {
+			s.SetString(n)
+			changed = true
+		}
+	}
 	switch v.Kind() {
 	case reflect.Struct:
 		t := v.Type()
@@ -27,24 +58,29 @@ func collectFiles(v reflect.Value, out *[]string) {
 			tag := t.Field(i).Tag.Get("mapstructure")
 			switch {
 			case f.Kind() == reflect.String && strings.HasSuffix(tag, "File"):
-				if f.String() != "" {
-					*out = append(*out, f.String())
-				}
+				set(f)
 			case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.String && strings.HasSuffix(tag, "Files"):
 				for j := range f.Len() {
-					*out = append(*out, f.Index(j).String())
+					set(f.Index(j))
 				}
 			default:
-				collectFiles(f, out)
+				changed = eachFile(f, fn) || changed
 			}
 		}
 	case reflect.Slice:
 		for j := range v.Len() {
-			collectFiles(v.Index(j), out)
+			changed = eachFile(v.Index(j), fn) || changed
 		}
 	case reflect.Map:
+		// Map elements are not addressable: change a copy, store it back.
 		for _, k := range v.MapKeys() {
-			collectFiles(v.MapIndex(k), out)
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(v.MapIndex(k))
+			if eachFile(e, fn) {
+				v.SetMapIndex(k, e)
+				changed = true
+			}
 		}
 	}
+	return changed
 }

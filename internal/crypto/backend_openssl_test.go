@@ -16,13 +16,15 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/testpki"
 )
 
 // TestSessionKeyFromEM checks the Go half of the OpenSSL backend's RSA 1.5
 // against crypto/rsa on the same blocks: random ones (almost all
 // malformed) and the shaped ones of pkcs1Blocks, for several key lengths.
 func TestSessionKeyFromEM(t *testing.T) {
-	k := rsaKey(t, 2048)
+	k := testpki.RSAKey(t, 2048)
 	blocks := pkcs1Blocks(k.Size())
 	for range 200 {
 		em := make([]byte, k.Size())
@@ -51,7 +53,7 @@ func TestSessionKeyFromEM(t *testing.T) {
 func TestOpenSSLErrorQueueCleared(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	k := rsaKey(t, 2048)
+	k := testpki.RSAKey(t, 2048)
 	b, err := backendKey(k)
 	require.NoError(t, err)
 	d := b.(crypto.Decrypter)
@@ -73,7 +75,7 @@ func TestOpenSSLErrorQueueCleared(t *testing.T) {
 }
 
 func BenchmarkOpenSSLKeyLoad(b *testing.B) {
-	k := rsaKey(b, 2048)
+	k := testpki.RSAKey(b, 2048)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := backendKey(k); err != nil {
@@ -87,7 +89,7 @@ func BenchmarkOpenSSLKeyLoad(b *testing.B) {
 func TestOpenSSLKeyFreed(t *testing.T) {
 	before := opensslKeysFreed.Load()
 	func() {
-		b, err := backendKey(rsaKey(t, 2048))
+		b, err := backendKey(testpki.RSAKey(t, 2048))
 		require.NoError(t, err)
 		_, err = b.Sign(nil, make([]byte, 32), crypto.SHA256)
 		require.NoError(t, err)
@@ -102,7 +104,7 @@ func TestOpenSSLKeyFreed(t *testing.T) {
 // TestOpenSSLKeyConcurrent: one key, many goroutines (the gateway's
 // requests share the loaded key): every result is right.
 func TestOpenSSLKeyConcurrent(t *testing.T) {
-	k := rsaKey(t, 2048)
+	k := testpki.RSAKey(t, 2048)
 	b, err := backendKey(k)
 	require.NoError(t, err)
 	cek := bytes.Repeat([]byte{9}, 32)

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/testpki"
 )
 
 // The backends' differential tests (issue 18): the same inputs through
@@ -33,7 +35,7 @@ type backendPair struct {
 func backendPairs(t testing.TB) []backendPair {
 	var ps []backendPair
 	for _, bits := range []int{2048, 3072} {
-		k := rsaKey(t, bits)
+		k := testpki.RSAKey(t, bits)
 		b, err := backendKey(k)
 		require.NoError(t, err)
 		ps = append(ps, backendPair{name: map[int]string{2048: "rsa2048", 3072: "rsa3072"}[bits], goKey: k, backend: b})
@@ -44,11 +46,11 @@ func backendPairs(t testing.TB) []backendPair {
 func TestBackendName(t *testing.T) {
 	assert.Contains(t, []string{"go", "go-boringcrypto", "openssl"}, Backend())
 	assert.NotEmpty(t, BackendVersion())
-	b, err := backendKey(rsaKey(t, 2048))
+	b, err := backendKey(testpki.RSAKey(t, 2048))
 	require.NoError(t, err)
 	_, isGo := b.(*rsa.PrivateKey)
 	assert.Equal(t, Backend() != "openssl", isGo, "an openssl build holds RSA keys in OpenSSL")
-	e := ecKey(t)
+	e := testpki.ECKey(t)
 	be, err := backendKey(e)
 	require.NoError(t, err)
 	assert.Same(t, e, be, "ECDSA keys stay with crypto/ecdsa")
@@ -120,10 +122,10 @@ func leadingZero(t testing.TB, priv *rsa.PrivateKey, enc func(*rsa.PublicKey, []
 }
 
 func TestBackendsDecryptKeyOAEP(t *testing.T) {
-	other := &rsaKey(t, 3072).PublicKey
+	other := &testpki.RSAKey(t, 3072).PublicKey
 	for _, p := range backendPairs(t) {
 		if p.goKey.Size() == other.Size() {
-			other = &rsaKey(t, 2048).PublicKey
+			other = &testpki.RSAKey(t, 2048).PublicKey
 		}
 		for _, op := range oaepParams {
 			enc := func(pub *rsa.PublicKey, m []byte) []byte {
@@ -219,10 +221,10 @@ func pkcs1Blocks(k int) map[string][]byte {
 
 func TestBackendsDecryptKeyRSA15(t *testing.T) {
 	deterministicFill(t)
-	other := &rsaKey(t, 3072).PublicKey
+	other := &testpki.RSAKey(t, 3072).PublicKey
 	for _, p := range backendPairs(t) {
 		if p.goKey.Size() == other.Size() {
-			other = &rsaKey(t, 2048).PublicKey
+			other = &testpki.RSAKey(t, 2048).PublicKey
 		}
 		enc := func(pub *rsa.PublicKey, m []byte) []byte {
 			//lint:ignore SA1019 the test makes legacy ciphertexts on purpose
@@ -307,7 +309,7 @@ func TestBackendsSign(t *testing.T) {
 // both backends under every key transport: the same key or the same error
 // value, whatever the bytes.
 func FuzzBackendsDecryptKey(f *testing.F) {
-	k := rsaKey(f, 2048)
+	k := testpki.RSAKey(f, 2048)
 	b, err := backendKey(k)
 	require.NoError(f, err)
 	c, err := rsa.EncryptOAEP(crypto.SHA1.New(), rand.Reader, &k.PublicKey, make([]byte, 32), nil)
@@ -414,7 +416,7 @@ func TestBackendFIPSMode(t *testing.T) {
 	old := fipsEnabled
 	fipsEnabled = func() bool { return true }
 	t.Cleanup(func() { fipsEnabled = old })
-	k := rsaKey(t, 2048)
+	k := testpki.RSAKey(t, 2048)
 	b, err := backendKey(k)
 	require.NoError(t, err)
 	assert.Same(t, k, b)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/testvectors"
 )
 
@@ -40,7 +41,7 @@ func oaep(t testing.TB, pub *rsa.PublicKey, h, mgf crypto.Hash, msg []byte) []by
 }
 
 func TestDecryptKeyOAEP(t *testing.T) {
-	k := rsaKey(t, 2048)
+	k := testpki.RSAKey(t, 2048)
 	pub := &k.PublicKey
 	cek := bytes.Repeat([]byte{0x5a}, 32)
 	labeled, err := rsa.EncryptOAEPWithOptions(rand.Reader, pub, cek, &rsa.OAEPOptions{Hash: crypto.SHA1, Label: []byte("OAEPparams")})
@@ -107,7 +108,7 @@ func TestDecryptKeyOAEP(t *testing.T) {
 }
 
 func TestDecryptKeyRSA15(t *testing.T) {
-	k := rsaKey(t, 2048)
+	k := testpki.RSAKey(t, 2048)
 	cek := bytes.Repeat([]byte{0xa5}, 32)
 	//lint:ignore SA1019 the test makes legacy ciphertexts on purpose
 	good, err := rsa.EncryptPKCS1v15(rand.Reader, &k.PublicKey, cek)
@@ -167,8 +168,8 @@ func TestDecryptKeyRSA15(t *testing.T) {
 }
 
 func TestEncryptKey(t *testing.T) {
-	k := rsaKey(t, 2048)
-	small := rsaKey(t, 1024)
+	k := testpki.RSAKey(t, 2048)
+	small := testpki.RSAKey(t, 1024)
 	cek := bytes.Repeat([]byte{7}, 32)
 	tests := []struct {
 		name        string
@@ -255,7 +256,7 @@ func TestWSS4JEncryptedKeyAndData(t *testing.T) {
 }
 
 func BenchmarkDecryptKeyOAEP(b *testing.B) {
-	k := rsaKey(b, 2048)
+	k := testpki.RSAKey(b, 2048)
 	ct := oaep(b, &k.PublicKey, crypto.SHA1, crypto.SHA1, make([]byte, 32))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -266,7 +267,7 @@ func BenchmarkDecryptKeyOAEP(b *testing.B) {
 }
 
 func BenchmarkDecryptKeyOAEPFailure(b *testing.B) {
-	k := rsaKey(b, 2048)
+	k := testpki.RSAKey(b, 2048)
 	ct := oaep(b, &k.PublicKey, crypto.SHA1, crypto.SHA1, make([]byte, 32))
 	ct[3] ^= 1
 	b.ReportAllocs()

@@ -12,6 +12,8 @@ import (
 	"filippo.io/bigmod"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/testpki"
 )
 
 // rawSign computes em^d mod N: a "signature" over any encoded message, to
@@ -36,7 +38,7 @@ func encode(k int, prefix, hashed []byte, ps int, junk bool) []byte {
 }
 
 func TestCachedRSAVerify(t *testing.T) {
-	key := rsaKey(t, 2048)
+	key := testpki.RSAKey(t, 2048)
 	pub := &key.PublicKey
 	msg := []byte("<ds:SignedInfo/>")
 	h := sha256.Sum256(msg)
@@ -89,7 +91,7 @@ func TestCachedRSAVerify(t *testing.T) {
 }
 
 func FuzzCachedRSAVerify(f *testing.F) {
-	key := rsaKey(f, 2048)
+	key := testpki.RSAKey(f, 2048)
 	pub := &key.PublicKey
 	h := sha256.Sum256([]byte("fuzz"))
 	good, err := rsa.SignPKCS1v15(rand.Reader, key, crypto.SHA256, h[:])
@@ -112,7 +114,7 @@ func FuzzCachedRSAVerify(f *testing.F) {
 // BenchmarkRSAVerify compares crypto/rsa with the cached modulus on one
 // RSA-2048 signature, in one run.
 func BenchmarkRSAVerify(b *testing.B) {
-	key := rsaKey(b, 2048)
+	key := testpki.RSAKey(b, 2048)
 	h := sha256.Sum256([]byte("bench"))
 	sig, err := rsa.SignPKCS1v15(rand.Reader, key, crypto.SHA256, h[:])
 	require.NoError(b, err)
@@ -134,7 +136,7 @@ func BenchmarkRSAVerify(b *testing.B) {
 func nanotime() int64 { return time.Now().UnixNano() }
 
 func TestVerifySignatureSHA256(t *testing.T) {
-	key := rsaKey(t, 2048)
+	key := testpki.RSAKey(t, 2048)
 	si := []byte("<ds:SignedInfo>a</ds:SignedInfo>")
 	sum := sha256.Sum256(si)
 	other := sha256.Sum256([]byte("<ds:SignedInfo>b</ds:SignedInfo>"))

@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/testvectors"
 )
 
@@ -39,8 +40,8 @@ func newSigKeys(t testing.TB) sigKeys {
 	}
 	mac := make(HMACKey, 32)
 	_, _ = rand.Read(mac)
-	return sigKeys{rsa: rsaKey(t, 2048), p256: gen(elliptic.P256()), p384: gen(elliptic.P384()),
-		p521: gen(elliptic.P521()), ed: edKey(t), mac: mac}
+	return sigKeys{rsa: testpki.RSAKey(t, 2048), p256: gen(elliptic.P256()), p384: gen(elliptic.P384()),
+		p521: gen(elliptic.P521()), ed: testpki.EdKey(t), mac: mac}
 }
 
 // opaqueSigner hides the concrete key type, as a hardware key would, so the
@@ -220,7 +221,7 @@ func TestVerifyECDSAEncoding(t *testing.T) {
 }
 
 func TestVerifyRSAPSSParameters(t *testing.T) {
-	k := rsaKey(t, 2048)
+	k := testpki.RSAKey(t, 2048)
 	si := []byte("<SignedInfo>pss</SignedInfo>")
 	d := sha256.Sum256(si)
 	sign := func(salt int) []byte {

@@ -1,14 +1,11 @@
 package dom
 
 import (
-	"bytes"
 	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/base64"
-	"io"
-	"net/textproto"
 	"strings"
 	"testing"
 	"time"
@@ -19,58 +16,11 @@ import (
 	"github.com/wssgw/wssgw/internal/config"
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/reload"
+	"github.com/wssgw/wssgw/internal/testmime"
 	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
-
-// memPart is an in-memory wss.Attachment.
-type memPart struct {
-	id   string
-	h    textproto.MIMEHeader
-	data []byte
-}
-
-func (p *memPart) ContentID() string            { return p.id }
-func (p *memPart) ContentType() string          { return p.h.Get("Content-Type") }
-func (p *memPart) Header() textproto.MIMEHeader { return p.h }
-func (p *memPart) Size() int64                  { return int64(len(p.data)) }
-func (p *memPart) Open() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(p.data)), nil }
-
-// memAtts is an in-memory wss.Attachments.
-type memAtts struct {
-	order []string
-	parts map[string]*memPart
-}
-
-func newAtts(parts ...*memPart) *memAtts {
-	a := &memAtts{parts: map[string]*memPart{}}
-	for _, p := range parts {
-		a.order = append(a.order, p.id)
-		a.parts[p.id] = p
-	}
-	return a
-}
-
-func part(id, ct string, data []byte) *memPart {
-	return &memPart{id: id, h: textproto.MIMEHeader{"Content-Type": {ct}, "Content-Id": {"<" + id + ">"}}, data: data}
-}
-
-func (a *memAtts) IDs() []string { return a.order }
-
-func (a *memAtts) Attachment(cid string) (wss.Attachment, bool) {
-	p, ok := a.parts[cid]
-	return p, ok
-}
-
-func (a *memAtts) Replace(cid string, h textproto.MIMEHeader, r io.Reader) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	a.parts[cid] = &memPart{id: cid, h: h, data: data}
-	return nil
-}
 
 const (
 	tsNS   = `xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:wsu="` + nsWSU + `"`
@@ -200,7 +150,7 @@ func (f *attFixture) encryptedAttachment(t testing.TB, cid, typ, mimeType string
 func sha(b []byte) []byte { s := sha256.Sum256(b); return s[:] }
 
 // verify runs the package through the engine and the policy check.
-func (f *attFixture) verify(t testing.TB, msg []byte, atts *memAtts) (*wss.Result, error) {
+func (f *attFixture) verify(t testing.TB, msg []byte, atts *testmime.Parts) (*wss.Result, error) {
 	t.Helper()
 	var a wss.Attachments
 	if atts != nil {

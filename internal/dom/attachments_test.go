@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/c14n"
+	"github.com/wssgw/wssgw/internal/testmime"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
@@ -64,19 +65,19 @@ func TestXOP(t *testing.T) {
 	sign := func(body string) []byte {
 		return f.signed(t, "", "", body, []ref{{uri: "#Body", transform: c14n.AlgExcC14N, digest: bodyDigest(t, signedBody)}})
 	}
-	two := func() *memAtts {
-		return newAtts(part("a1@x", "application/octet-stream", d1), part("a2", "image/png", d2))
+	two := func() *testmime.Parts {
+		return testmime.New(testmime.NewPart("a1@x", "application/octet-stream", d1), testmime.NewPart("a2", "image/png", d2))
 	}
 	tests := []struct {
 		name   string
 		msg    []byte
-		atts   *memAtts
+		atts   *testmime.Parts
 		reason wss.Reason
 	}{
 		{"ok/canonical-base64", sign(xopBody("cid:a1%40x", "cid:a2")), two(), 0},
-		{"fail/tampered-byte", sign(xopBody("cid:a1%40x", "cid:a2")), func() *memAtts {
+		{"fail/tampered-byte", sign(xopBody("cid:a1%40x", "cid:a2")), func() *testmime.Parts {
 			a := two()
-			a.parts["a2"].data = append([]byte{d2[0] ^ 1}, d2[1:]...)
+			a.ByID["a2"].Data = append([]byte{d2[0] ^ 1}, d2[1:]...)
 			return a
 		}(), wss.ReasonDigest},
 		{"fail/swapped", sign(xopBody("cid:a2", "cid:a1%40x")), two(), wss.ReasonDigest},
@@ -92,10 +93,10 @@ func TestXOP(t *testing.T) {
 		{"fail/include-with-comment", sign(strings.Replace(xopBody("cid:a1%40x", "cid:a2"), "></xop:Include>", "><!--c--></xop:Include>", 1)), two(), wss.ReasonStructure},
 		{"fail/extra-attribute", sign(strings.Replace(xopBody("cid:a1%40x", "cid:a2"), ` href="cid:a2"`, ` href="cid:a2" x="1"`, 1)), two(), wss.ReasonReference},
 		{"fail/other-xop-element", sign(strings.Replace(xopBody("cid:a1%40x", "cid:a2"), "xop:Include", "xop:Other", 2)), two(), wss.ReasonReference},
-		{"fail/unreferenced-part", sign(xopBody("cid:a1%40x", "cid:a2")), func() *memAtts {
+		{"fail/unreferenced-part", sign(xopBody("cid:a1%40x", "cid:a2")), func() *testmime.Parts {
 			a := two()
-			a.order = append(a.order, "extra")
-			a.parts["extra"] = part("extra", "text/plain", []byte("smuggled"))
+			a.Order = append(a.Order, "extra")
+			a.ByID["extra"] = testmime.NewPart("extra", "text/plain", []byte("smuggled"))
 			return a
 		}(), wss.ReasonStructure},
 		{"fail/no-attachments", sign(xopBody("cid:a1%40x", "cid:a2")), nil, wss.ReasonDigest},
@@ -124,7 +125,7 @@ func TestXOPMIMELines(t *testing.T) {
 	f := newAttFixture(t)
 	data := randomBytes(500)
 	msg := f.signed(t, "", "", xopBody("cid:m"), []ref{{uri: "#Body", transform: c14n.AlgExcC14N, digest: bodyDigest(t, inlineBody(mimeBase64(data)))}})
-	_, err := f.verify(t, msg, newAtts(part("m", "application/octet-stream", data)))
+	_, err := f.verify(t, msg, testmime.New(testmime.NewPart("m", "application/octet-stream", data)))
 	require.NoError(t, err)
 }
 
@@ -137,10 +138,10 @@ func TestXOPUnsigned(t *testing.T) {
 	body := inlineBody("x")
 	msg := f.signed(t, "", "", body, []ref{{uri: "#Body", transform: c14n.AlgExcC14N, digest: bodyDigest(t, body)}})
 	msg = bytes.Replace(msg, []byte("<soap:Header>"), []byte("<soap:Header>"+hdr), 1)
-	_, err := f.verify(t, msg, newAtts(part("u", "application/octet-stream", data)))
+	_, err := f.verify(t, msg, testmime.New(testmime.NewPart("u", "application/octet-stream", data)))
 	require.Equal(t, wss.ReasonPolicy, reasonOf(err), "%v", err)
 	f.requireSig = false
-	res, err := f.verify(t, msg, newAtts(part("u", "application/octet-stream", data)))
+	res, err := f.verify(t, msg, testmime.New(testmime.NewPart("u", "application/octet-stream", data)))
 	require.NoError(t, err)
 	require.Empty(t, res.Attachments[0].Signatures)
 }
@@ -151,28 +152,28 @@ func TestSwAReference(t *testing.T) {
 	body := inlineBody("x")
 	bodyRef := ref{uri: "#Body", transform: c14n.AlgExcC14N, digest: bodyDigest(t, body)}
 	bin := randomBytes(100)
-	text := part("t1", "text/plain; charset=UTF-8", []byte("line1\nline2\rline3\r\n"))
+	text := testmime.NewPart("t1", "text/plain; charset=UTF-8", []byte("line1\nline2\rline3\r\n"))
 	// The Complete transform's bytes, written out by hand from SwA §5.4.1
 	// and WSS4J's canonizeMimeHeaders.
 	complete := "Content-ID:<t1>\r\nContent-Type:text/plain;charset=\"utf-8\"\r\nline1\r\nline2\r\nline3\r\n"
 	tests := []struct {
 		name   string
 		refs   []ref
-		atts   *memAtts
+		atts   *testmime.Parts
 		reason wss.Reason
 	}{
-		{"ok/content-binary", []ref{bodyRef, {"cid:b1", trSwAContent, sha(bin)}}, newAtts(part("b1", "application/octet-stream", bin)), 0},
-		{"ok/content-text-crlf", []ref{bodyRef, {"cid:t1", trSwAContent, sha([]byte("line1\r\nline2\r\nline3\r\n"))}}, newAtts(text), 0},
-		{"ok/complete", []ref{bodyRef, {"cid:t1", trSwAComplete, sha([]byte(complete))}}, newAtts(text), 0},
+		{"ok/content-binary", []ref{bodyRef, {"cid:b1", trSwAContent, sha(bin)}}, testmime.New(testmime.NewPart("b1", "application/octet-stream", bin)), 0},
+		{"ok/content-text-crlf", []ref{bodyRef, {"cid:t1", trSwAContent, sha([]byte("line1\r\nline2\r\nline3\r\n"))}}, testmime.New(text), 0},
+		{"ok/complete", []ref{bodyRef, {"cid:t1", trSwAComplete, sha([]byte(complete))}}, testmime.New(text), 0},
 		{"ok/content-xml", []ref{bodyRef, {"cid:x1", trSwAContent, sha([]byte(`<a xmlns="urn:a"><b c="1"></b></a>`))}},
-			newAtts(part("x1", "application/soap+xml", []byte(`<a xmlns="urn:a"><!-- c --><b c='1'/></a>`))), 0},
-		{"fail/tampered", []ref{bodyRef, {"cid:b1", trSwAContent, sha(bin)}}, newAtts(part("b1", "application/octet-stream", append([]byte{1}, bin...))), wss.ReasonDigest},
+			testmime.New(testmime.NewPart("x1", "application/soap+xml", []byte(`<a xmlns="urn:a"><!-- c --><b c='1'/></a>`))), 0},
+		{"fail/tampered", []ref{bodyRef, {"cid:b1", trSwAContent, sha(bin)}}, testmime.New(testmime.NewPart("b1", "application/octet-stream", append([]byte{1}, bin...))), wss.ReasonDigest},
 		{"fail/second-transform", []ref{bodyRef, {"cid:b1", trSwAContent + `"></ds:Transform><ds:Transform Algorithm="` + c14n.AlgExcC14N, sha(bin)}},
-			newAtts(part("b1", "application/octet-stream", bin)), wss.ReasonAlgorithm},
-		{"fail/c14n-transform", []ref{bodyRef, {"cid:b1", c14n.AlgExcC14N, sha(bin)}}, newAtts(part("b1", "application/octet-stream", bin)), wss.ReasonAlgorithm},
-		{"fail/swa-transform-on-id", []ref{{"#Body", trSwAContent, bodyRef.digest}}, newAtts(), wss.ReasonAlgorithm},
-		{"fail/unknown-cid", []ref{bodyRef, {"cid:zz", trSwAContent, sha(bin)}}, newAtts(part("b1", "application/octet-stream", bin)), wss.ReasonReference},
-		{"fail/unsigned-part", []ref{bodyRef, {"cid:b1", trSwAContent, sha(bin)}}, newAtts(part("b1", "application/octet-stream", bin), part("b2", "application/octet-stream", bin)), wss.ReasonStructure},
+			testmime.New(testmime.NewPart("b1", "application/octet-stream", bin)), wss.ReasonAlgorithm},
+		{"fail/c14n-transform", []ref{bodyRef, {"cid:b1", c14n.AlgExcC14N, sha(bin)}}, testmime.New(testmime.NewPart("b1", "application/octet-stream", bin)), wss.ReasonAlgorithm},
+		{"fail/swa-transform-on-id", []ref{{"#Body", trSwAContent, bodyRef.digest}}, testmime.New(), wss.ReasonAlgorithm},
+		{"fail/unknown-cid", []ref{bodyRef, {"cid:zz", trSwAContent, sha(bin)}}, testmime.New(testmime.NewPart("b1", "application/octet-stream", bin)), wss.ReasonReference},
+		{"fail/unsigned-part", []ref{bodyRef, {"cid:b1", trSwAContent, sha(bin)}}, testmime.New(testmime.NewPart("b1", "application/octet-stream", bin), testmime.NewPart("b2", "application/octet-stream", bin)), wss.ReasonStructure},
 		{"fail/no-attachments", []ref{bodyRef, {"cid:b1", trSwAContent, sha(bin)}}, nil, wss.ReasonReference},
 	}
 	for _, tc := range tests {
@@ -196,7 +197,7 @@ func TestSwAReferenceUnreferencedPart(t *testing.T) {
 	f.requireSig = false
 	body := inlineBody("x")
 	msg := f.signed(t, "", "", body, []ref{{"#Body", c14n.AlgExcC14N, bodyDigest(t, body)}})
-	_, err := f.verify(t, msg, newAtts(part("lone", "text/plain", []byte("x"))))
+	_, err := f.verify(t, msg, testmime.New(testmime.NewPart("lone", "text/plain", []byte("x"))))
 	require.Equal(t, wss.ReasonStructure, reasonOf(err), "%v", err)
 }
 
@@ -231,15 +232,15 @@ func TestEncryptedAttachment(t *testing.T) {
 				ct = tc.mutate(f, ct)
 			}
 			msg := f.signed(t, hdr, "", body, []ref{{"#Body", c14n.AlgExcC14N, bodyDigest(t, body)}, {"cid:e1", trSwAContent, sha(plain)}})
-			atts := newAtts(part("e1", "application/octet-stream", ct))
+			atts := testmime.New(testmime.NewPart("e1", "application/octet-stream", ct))
 			res, err := f.verify(t, msg, atts)
 			if tc.reason != 0 {
 				require.Equal(t, tc.reason, reasonOf(err), "%v", err)
 				return
 			}
 			require.NoError(t, err)
-			got := atts.parts["e1"]
-			require.Equal(t, tc.wantOut, got.data)
+			got := atts.ByID["e1"]
+			require.Equal(t, tc.wantOut, got.Data)
 			require.Equal(t, tc.wantCT, got.ContentType())
 			require.True(t, res.Attachments[0].Decrypted)
 			require.True(t, res.Attachments[0].SwA)
@@ -283,7 +284,7 @@ func TestXOPDigestStreams(t *testing.T) {
 	enc.Close()
 	h.Write(post)
 	msg := f.signed(t, "", "", xopBody("cid:big"), []ref{{"#Body", c14n.AlgExcC14N, h.Sum(nil)}})
-	atts := newAtts(part("big", "application/octet-stream", data))
+	atts := testmime.New(testmime.NewPart("big", "application/octet-stream", data))
 	p := f.policy(t)
 
 	var before, after runtime.MemStats

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/swa"
+	"github.com/wssgw/wssgw/internal/testmime"
 )
 
 // FuzzProcessAttachments runs the engine's attachment path and the
@@ -29,7 +30,7 @@ func FuzzProcessAttachments(f *testing.F) {
 		f.Add(s.root, s.ct1, s.desc1, s.p1, s.ct2, s.p2)
 	}
 	f.Fuzz(func(t *testing.T, root []byte, ct1, desc1 string, p1 []byte, ct2 string, p2 []byte) {
-		atts := newAtts(fuzzPart("p1", ct1, desc1, p1), fuzzPart("p2", ct2, "", p2))
+		atts := testmime.New(fuzzPart("p1", ct1, desc1, p1), fuzzPart("p2", ct2, "", p2))
 		res, _, err := pol.VerifyAttachments(t.Context(), fx.e, root, atts, fx.now)
 		if err != nil {
 			return
@@ -49,10 +50,10 @@ func FuzzProcessAttachments(f *testing.F) {
 	})
 }
 
-func fuzzPart(id, ct, desc string, data []byte) *memPart {
-	p := part(id, ct, data)
+func fuzzPart(id, ct, desc string, data []byte) *testmime.Part {
+	p := testmime.NewPart(id, ct, data)
 	if desc != "" {
-		p.h.Set("Content-Description", desc)
+		p.Head.Set("Content-Description", desc)
 	}
 	return p
 }
@@ -98,7 +99,7 @@ func attachmentSeeds(t testing.TB, fx *attFixture) []attachmentSeed {
 	}
 	pol := fx.policy(t)
 	for i, s := range seeds {
-		atts := newAtts(fuzzPart("p1", s.ct1, s.desc1, s.p1), fuzzPart("p2", s.ct2, "", s.p2))
+		atts := testmime.New(fuzzPart("p1", s.ct1, s.desc1, s.p1), fuzzPart("p2", s.ct2, "", s.p2))
 		_, _, err := pol.VerifyAttachments(t.Context(), fx.e, s.root, atts, fx.now)
 		require.NoError(t, err, "seed %d", i)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/mime"
+	"github.com/wssgw/wssgw/internal/testmime"
 	"github.com/wssgw/wssgw/internal/wss"
 )
 
@@ -28,7 +28,7 @@ var mtomStoreSets = []string{"mtom-store-sign", "mtom-store-sign-soap12", "mtom-
 // storeVector is one of those packages, read into memory.
 type storeVector struct {
 	root  string
-	atts  *memAtts
+	atts  *testmime.Parts
 	photo string // the Body attachment's Content-ID
 }
 
@@ -44,16 +44,9 @@ func readStoreVector(t testing.TB, set string, n int) *storeVector {
 	pkg, err := mime.Read(context.Background(), f, strings.TrimSpace(string(ctype)), mime.DefaultLimits())
 	require.NoError(t, err)
 	defer pkg.Close()
-	v := &storeVector{root: string(pkg.RootBytes), atts: newAtts(), photo: fmt.Sprintf("photo%d@example.org", n)}
-	for _, p := range pkg.Attachments {
-		r, err := p.Open()
-		require.NoError(t, err)
-		data, err := io.ReadAll(r)
-		r.Close()
-		require.NoError(t, err)
-		v.atts.order = append(v.atts.order, p.ContentID())
-		v.atts.parts[p.ContentID()] = &memPart{id: p.ContentID(), h: p.Header(), data: data}
-	}
+	atts, err := testmime.FromPackage(pkg)
+	require.NoError(t, err)
+	v := &storeVector{root: string(pkg.RootBytes), atts: atts, photo: fmt.Sprintf("photo%d@example.org", n)}
 	return v
 }
 
@@ -94,7 +87,7 @@ func TestWSS4JStoreBytesInAttachment(t *testing.T) {
 				// Every part but the photo held a header value (the
 				// certificate, CipherValues): consumed, never forwarded.
 				want := []string{}
-				for _, id := range v.atts.order {
+				for _, id := range v.atts.Order {
 					if id != v.photo {
 						want = append(want, id)
 					}
@@ -129,25 +122,25 @@ func TestWSS4JStoreBytesAttacks(t *testing.T) {
 			reason wss.Reason
 		}{
 			{"fail/tampered attachment", func(t *testing.T, v *storeVector) {
-				flip(v.atts.parts[v.photo].data, 100)
+				flip(v.atts.ByID[v.photo].Data, 100)
 			}, wss.ReasonDigest},
 			{"fail/tampered BST part", func(t *testing.T, v *storeVector) {
 				// Inside the certificate's signature: still parses, no longer
 				// chains to the CA.
-				d := v.atts.parts[v.bstPart(t)].data
+				d := v.atts.ByID[v.bstPart(t)].Data
 				flip(d, len(d)-10)
 			}, wss.ReasonUntrusted},
 			{"fail/BST part over the token bound", func(t *testing.T, v *storeVector) {
-				v.atts.parts[v.bstPart(t)].data = make([]byte, wss.MaxTokenPart+1)
+				v.atts.ByID[v.bstPart(t)].Data = make([]byte, wss.MaxTokenPart+1)
 			}, wss.ReasonToken},
 			{"fail/BST part not a certificate", func(t *testing.T, v *storeVector) {
-				v.atts.parts[v.bstPart(t)].data = []byte("not DER")
+				v.atts.ByID[v.bstPart(t)].Data = []byte("not DER")
 			}, wss.ReasonToken},
 			{"fail/BST part is another client's certificate", func(t *testing.T, v *storeVector) {
 				// The server's certificate chains to the same CA; the
 				// signature was made by the client's key.
 				der := pemDER(t, filepath.Join(vectorDir, "keys", "server.crt"))
-				v.atts.parts[v.bstPart(t)].data = der
+				v.atts.ByID[v.bstPart(t)].Data = der
 			}, wss.ReasonSignature},
 			{"fail/two includes in the BST", func(t *testing.T, v *storeVector) {
 				v.root = bstIncludeRE.ReplaceAllString(v.root, `$1<xop:Include href="cid:$2"/><xop:Include href="cid:$2"/>`)
@@ -160,8 +153,8 @@ func TestWSS4JStoreBytesAttacks(t *testing.T) {
 			}, wss.ReasonReference},
 			{"fail/missing part", func(t *testing.T, v *storeVector) {
 				bst := v.bstPart(t)
-				delete(v.atts.parts, bst)
-				v.atts.order = without(v.atts.order, bst)
+				delete(v.atts.ByID, bst)
+				v.atts.Order = without(v.atts.Order, bst)
 			}, wss.ReasonReference},
 			{"fail/BST names the photo, included twice", func(t *testing.T, v *storeVector) {
 				v.root = bstIncludeRE.ReplaceAllString(v.root, `$1<xop:Include href="cid:`+v.photo+`"/>`)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wssgw/wssgw/internal/mime"
 	"github.com/wssgw/wssgw/internal/signer"
+	"github.com/wssgw/wssgw/internal/testmime"
 )
 
 // BenchmarkSecure: securing one small request (Timestamp, BST, RSA-2048
@@ -60,7 +61,7 @@ func BenchmarkVerifyStreamed(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	in, boundary := mtomAnswer(b, strings.Repeat("0123456789abcdef", size/16))
+	in, boundary := testmime.File(b, strings.Repeat("0123456789abcdef", size/16))
 	o := signer.StreamOptions{Options: signer.DefaultOptions()}
 	o.Signer, o.Certificate = p.partner.Key, p.partner.Cert
 	s, err := signer.NewStream(o)
@@ -68,7 +69,7 @@ func BenchmarkVerifyStreamed(b *testing.B) {
 		b.Fatal(err)
 	}
 	var msg bytes.Buffer
-	if err := s.Sign(&msg, &stdParts{multipart.NewReader(in, boundary)}); err != nil {
+	if err := s.Sign(&msg, &testmime.RawParts{R: multipart.NewReader(in, boundary)}); err != nil {
 		b.Fatal(err)
 	}
 	ct := stdmime.FormatMediaType("multipart/related", map[string]string{

@@ -5,9 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
-	stdmime "mime"
 	"mime/multipart"
-	"net/textproto"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +19,7 @@ import (
 	"github.com/wssgw/wssgw/internal/mime"
 	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/signer"
+	"github.com/wssgw/wssgw/internal/testmime"
 	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
@@ -253,42 +252,12 @@ func TestVerify(t *testing.T) {
 	}
 }
 
-// mtomAnswer is an MTOM response as a partner's backend sends it.
-func mtomAnswer(t testing.TB, payload string) (*bytes.Buffer, string) {
-	t.Helper()
-	var in bytes.Buffer
-	mw := multipart.NewWriter(&in)
-	part := func(ct, cid, body string) {
-		h := textproto.MIMEHeader{}
-		h.Set("Content-Type", ct)
-		h.Set("Content-ID", "<"+cid+">")
-		w, err := mw.CreatePart(h)
-		require.NoError(t, err)
-		_, _ = io.WriteString(w, body)
-	}
-	part(`application/xop+xml; charset=UTF-8; type="text/xml"`, "root@x", `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>`+
-		`<m:File xmlns:m="urn:x"><xop:Include xmlns:xop="http://www.w3.org/2004/08/xop/include" href="cid:file@x"/></m:File></soap:Body></soap:Envelope>`)
-	part("application/octet-stream", "file@x", payload)
-	require.NoError(t, mw.Close())
-	return &in, mw.Boundary()
-}
-
-type stdParts struct{ r *multipart.Reader }
-
-func (p *stdParts) Next() (textproto.MIMEHeader, io.Reader, error) {
-	part, err := p.r.NextRawPart()
-	if err != nil {
-		return nil, nil, err
-	}
-	return part.Header, part, nil
-}
-
 // streamed is the partner's wssgw streaming the signature of an MTOM
 // response as its last part (seed 001), encrypted for wssgw in the strict
 // variant; tamper may change the signed bytes on the way.
 func (p *pki) streamed(t *testing.T, payload string, by *testpki.Leaf, strict bool, tamper func([]byte) []byte) *mime.Package {
 	t.Helper()
-	in, boundary := mtomAnswer(t, payload)
+	in, boundary := testmime.File(t, payload)
 	o := signer.StreamOptions{Options: signer.DefaultOptions()}
 	o.Signer, o.Certificate = by.Key, by.Cert
 	if strict {
@@ -297,14 +266,12 @@ func (p *pki) streamed(t *testing.T, payload string, by *testpki.Leaf, strict bo
 	s, err := signer.NewStream(o)
 	require.NoError(t, err)
 	var out bytes.Buffer
-	require.NoError(t, s.Sign(&out, &stdParts{multipart.NewReader(in, boundary)}))
+	require.NoError(t, s.Sign(&out, &testmime.RawParts{R: multipart.NewReader(in, boundary)}))
 	msg := out.Bytes()
 	if tamper != nil {
 		msg = tamper(msg)
 	}
-	ct := stdmime.FormatMediaType("multipart/related", map[string]string{
-		"type": "application/xop+xml", "start": "<root@x>", "start-info": "text/xml", "boundary": s.Boundary(),
-	})
+	ct := testmime.ContentType(s.Boundary())
 	lim := mime.DefaultLimits()
 	lim.SpoolThreshold = 1 << 10 // the attachment goes to disk
 	lim.SpoolDir = t.TempDir()

@@ -3,7 +3,6 @@ package egress
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/wssgw/wssgw/internal/mime"
 	"github.com/wssgw/wssgw/internal/signer"
@@ -28,28 +27,14 @@ func (c *Client) SecurePackage(pkg *mime.Package) (*Request, error) {
 	if err := c.gate.Scan(pkg.RootBytes, &d); err != nil {
 		return nil, fmt.Errorf("%w: root part: %w", ErrRequest, err)
 	}
-	if err := checkIncludes(&d, pkg); err != nil {
+	if err := mime.CheckSigned(&d, pkg); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRequest, err)
 	}
 	o, err := c.options()
 	if err != nil {
 		return nil, err
 	}
-	if pkg.IsXOP() {
-		o.XOP = func(cid string) (io.ReadCloser, bool, error) {
-			part, ok := pkg.Attachment(cid)
-			if !ok {
-				return nil, false, nil
-			}
-			r, err := part.Open()
-			return r, true, err
-		}
-	} else {
-		for _, a := range pkg.Attachments {
-			o.SwA = append(o.SwA, signer.SwAPart{ContentID: a.ContentID(), Header: a.Header(), Open: a.Open})
-		}
-		o.SwAMaxXML = c.mime.MaxRootSize
-	}
+	o.SetPackage(pkg, c.mime.MaxRootSize)
 	out, err := signer.Secure(pkg.RootBytes, o)
 	switch {
 	case errors.Is(err, signer.ErrEnvelope) || errors.Is(err, signer.ErrSecured):
@@ -62,30 +47,4 @@ func (c *Client) SecurePackage(pkg *mime.Package) (*Request, error) {
 		return nil, err
 	}
 	return &Request{Body: out, SignatureValue: sv}, nil
-}
-
-// checkIncludes resolves the root's xop:Includes by the package rules
-// (mime.ResolveXOP) and, for MTOM, requires every attachment to be
-// included from inside the Body, which the signature covers.
-func checkIncludes(d *xmlscan.Document, pkg *mime.Package) error {
-	incs, err := mime.ResolveXOP(d, pkg)
-	if err != nil {
-		return fmt.Errorf("root part: %w", err)
-	}
-	if !pkg.IsXOP() {
-		return nil // SwA: every part gets its own Reference
-	}
-	body := -1
-	for e := d.FirstChild(0); e >= 0; e = d.NextSibling(e) {
-		if el := &d.Elements[e]; el.Space == d.Elements[0].Space && el.Local == "Body" {
-			body = e
-		}
-	}
-	referenced := make(map[string]bool, len(incs))
-	for _, inc := range incs {
-		if body >= 0 && body < inc.Elem && inc.Elem < d.Elements[body].Next {
-			referenced[inc.Part.ContentID()] = true
-		}
-	}
-	return pkg.CheckReferenced(referenced)
 }

@@ -37,9 +37,10 @@ func TestTemplateHitsDoNotWaitForDOMWorkers(t *testing.T) {
 	lookups := func(result string) float64 {
 		return seriesValue(f.m, metrics.NameTemplateLookups, map[string]string{metrics.LabelRoute: "orders", metrics.LabelResult: result})
 	}
-	shadows := func() float64 {
-		return seriesValue(f.m, metrics.NameShadowChecks, map[string]string{metrics.LabelPolicy: "partner", metrics.LabelResult: metrics.ShadowAgree})
+	shadowsOf := func(result string) float64 {
+		return seriesValue(f.m, metrics.NameShadowChecks, map[string]string{metrics.LabelPolicy: "partner", metrics.LabelResult: result})
 	}
+	shadows := func() float64 { return shadowsOf(metrics.ShadowAgree) }
 	// Learn the shape on the DOM engine, then hit it with a free worker
 	// past its required first checks: every shadow check runs and agrees.
 	const warm = 9
@@ -77,6 +78,7 @@ func TestTemplateHitsDoNotWaitForDOMWorkers(t *testing.T) {
 	}
 	assert.Equal(t, float64(warm+hits), lookups(metrics.LookupHit))
 	assert.Equal(t, float64(warm), shadows(), "no shadow check took the busy worker: skipped, not waited for")
+	assert.Equal(t, float64(hits), shadowsOf(metrics.ShadowSkipped), "every skipped shadow check is counted")
 	assert.Equal(t, int64(1+warm+hits), f.arrived.Load(), "every hit forwarded while the worker is held")
 	select {
 	case code := <-freshDone:

@@ -2,14 +2,12 @@ package gateway
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"runtime/metrics"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -21,25 +19,8 @@ import (
 	wmetrics "github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/signer"
 	"github.com/wssgw/wssgw/internal/testpki"
+	"github.com/wssgw/wssgw/internal/testtraffic"
 )
-
-// largeEnvelope is a SOAP 1.1 envelope of about size bytes made of
-// records of about 256 bytes each (an element with an attribute and text),
-// the shape of a large business document rather than one huge text node,
-// so that the gate's per-element arrays count as they do in production.
-func largeEnvelope(size int) []byte {
-	const head = `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><m:Batch xmlns:m="urn:bench">`
-	const tail = `</m:Batch></soapenv:Body></soapenv:Envelope>`
-	var b strings.Builder
-	b.Grow(size + 512)
-	b.WriteString(head)
-	text := strings.Repeat("lorem ipsum ", 19)
-	for n := 0; b.Len() < size-len(tail); n++ {
-		fmt.Fprintf(&b, `<m:item n="%d">%s</m:item>`, n, text)
-	}
-	b.WriteString(tail)
-	return []byte(b.String())
-}
 
 // BenchmarkSecuredLarge is one signed ~7 MiB request through a secured
 // route to a canned backend: B/op is what one such request allocates, and
@@ -74,7 +55,7 @@ func benchmarkSecuredLarge(b *testing.B, tampered, templates bool) {
 	gw.routes[0].proxy.Transport = cannedTransport{body: []byte(`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body/></soapenv:Envelope>`)}
 	o := signer.DefaultOptions()
 	o.Signer, o.Certificate, o.TTL = partner.Key, partner.Cert, time.Hour
-	body, err := signer.Secure(largeEnvelope(7<<20), o)
+	body, err := signer.Secure(testtraffic.LargeEnvelope(7<<20), o)
 	require.NoError(b, err)
 	want := http.StatusOK
 	if tampered {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/testpath"
 )
 
 func TestCanonicalPath(t *testing.T) {
@@ -208,7 +208,7 @@ func FuzzCanonicalPath(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if n := tomcatNormalize(raw); n != decoded {
+		if n := testpath.Tomcat(raw); n != decoded {
 			t.Fatalf("accepted %q: routed as %q, a normalizing backend sees %q", raw, decoded, n)
 		}
 		fwd := (&url.URL{Path: decoded}).EscapedPath()
@@ -217,51 +217,4 @@ func FuzzCanonicalPath(f *testing.F) {
 			t.Fatalf("accepted %q: forwarded as %q, which checks as %q, %v", raw, fwd, again, err)
 		}
 	})
-}
-
-// tomcatNormalize is what a lenient servlet container does with a raw path
-// before mapping it: strip ;parameters from each segment, percent-decode
-// (including %2F and %5C), take \ for /, collapse // and remove dot
-// segments (RFC 3986 §5.2.4).
-func tomcatNormalize(raw string) string {
-	segs := strings.Split(raw, "/")
-	for i, s := range segs {
-		if j := strings.IndexByte(s, ';'); j >= 0 {
-			segs[i] = s[:j]
-		}
-	}
-	p := strings.Join(segs, "/")
-	if u, err := url.PathUnescape(p); err == nil {
-		p = u
-	}
-	p = strings.ReplaceAll(p, "\\", "/")
-	for strings.Contains(p, "//") {
-		p = strings.ReplaceAll(p, "//", "/")
-	}
-	return removeDotSegments(p)
-}
-
-// removeDotSegments is RFC 3986 §5.2.4 on an absolute path.
-func removeDotSegments(p string) string {
-	var out []string
-	segs := strings.Split(p, "/")[1:]
-	for i, s := range segs {
-		last := i == len(segs)-1
-		switch s {
-		case ".":
-			if last {
-				out = append(out, "")
-			}
-		case "..":
-			if len(out) > 0 {
-				out = out[:len(out)-1]
-			}
-			if last {
-				out = append(out, "")
-			}
-		default:
-			out = append(out, s)
-		}
-	}
-	return "/" + strings.Join(out, "/")
 }

@@ -3,7 +3,6 @@ package gateway
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -14,10 +13,7 @@ import (
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
-var (
-	errResponseUnsigned  = errors.New("an attachment no xop:Include in the Body references would go out unsigned")
-	errResponseEncrypted = errors.New("encryptForRequester cannot encrypt an MTOM/SwA response in buffered mode")
-)
+var errResponseEncrypted = errors.New("encryptForRequester cannot encrypt an MTOM/SwA response in buffered mode")
 
 // bufferedPackage signs an MTOM response with a standard WS-Security
 // header (issue 15): the root part, held in memory and bounded like a
@@ -87,66 +83,19 @@ func (rs *responder) signPackage(rt *route, pkg *wmime.Package, req *requester) 
 	if o.EncryptFor != nil {
 		return nil, errResponseEncrypted
 	}
-	if pkg.IsXOP() {
-		o.XOP = func(cid string) (io.ReadCloser, bool, error) {
-			part, ok := pkg.Attachment(cid)
-			if !ok {
-				return nil, false, nil
-			}
-			r, err := part.Open()
-			return r, true, err
-		}
-	} else {
-		for _, a := range pkg.Attachments {
-			o.SwA = append(o.SwA, signer.SwAPart{ContentID: a.ContentID(), Header: a.Header(), Open: a.Open})
-		}
-		o.SwAMaxXML = int64(rs.cfg.MaxBufferedSize)
-	}
+	o.SetPackage(pkg, int64(rs.cfg.MaxBufferedSize))
 	start := time.Now()
 	out, err := signer.Secure(pkg.RootBytes, o)
 	rt.metrics.Stage(metrics.StageSign, time.Since(start))
 	return out, err
 }
 
-// checkIncludes resolves the root's xop:Includes by the package's rules
-// (mime.ResolveXOP, on mime.CheckInclude) and requires every attachment
-// to be included from inside the Body, which the signature covers.
+// checkIncludes applies mime.CheckSigned, the rule egress requests
+// share, to the root part scanned by the response gate.
 func (rs *responder) checkIncludes(pkg *wmime.Package) error {
 	var d xmlscan.Document
 	if err := rs.gate.Scan(pkg.RootBytes, &d); err != nil {
 		return fmt.Errorf("root part: %w", err)
 	}
-	incs, err := wmime.ResolveXOP(&d, pkg)
-	if err != nil {
-		return fmt.Errorf("root part: %w", err)
-	}
-	body := bodyOf(&d)
-	referenced := make(map[string]bool, len(incs))
-	for _, inc := range incs {
-		if body >= 0 && body < inc.Elem && inc.Elem < d.Elements[body].Next {
-			referenced[inc.Part.ContentID()] = true
-		}
-	}
-	if !pkg.IsXOP() {
-		return nil // SwA: every part gets its own Reference
-	}
-	if err := pkg.CheckReferenced(referenced); err != nil {
-		return fmt.Errorf("%w: %w", errResponseUnsigned, err)
-	}
-	return nil
-}
-
-// bodyOf returns the index of the SOAP Body of d, or -1: the signer
-// checks the envelope's shape itself.
-func bodyOf(d *xmlscan.Document) int {
-	if len(d.Elements) == 0 {
-		return -1
-	}
-	ns := d.Elements[0].Space
-	for c := d.FirstChild(0); c >= 0; c = d.NextSibling(c) {
-		if e := &d.Elements[c]; e.Space == ns && e.Local == "Body" {
-			return c
-		}
-	}
-	return -1
+	return wmime.CheckSigned(&d, pkg)
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/testpeer"
 )
 
 // TestRespondBufferedMTOMWSS4J has Apache WSS4J (the interop peer, with
@@ -19,7 +21,7 @@ import (
 // as a CXF client would (issue 15): root only, and with attachments whose
 // base64 spans many lines; a changed attachment byte must be rejected.
 func TestRespondBufferedMTOMWSS4J(t *testing.T) {
-	jar := wss4jPeerJar(t)
+	jar := testpeer.Jar(t, "wss4j")
 	k := newSigningPKI(t)
 	big := bytes.Repeat([]byte{0, 1, 2, 0xfe, 0xff, 'a'}, 5000)
 	dir := t.TempDir()
@@ -62,7 +64,7 @@ func TestRespondBufferedMTOMWSS4J(t *testing.T) {
 // Attachment-Content-Signature-Transform; a changed text or XML part must
 // be rejected.
 func TestRespondBufferedSwAWSS4J(t *testing.T) {
-	jar := wss4jPeerJar(t)
+	jar := testpeer.Jar(t, "wss4j")
 	k := newSigningPKI(t)
 	f := newSigningFront(t, swaBackend(t).URL, k, nil)
 	resp := post(t, f.URL, signedRequest(t, k))
@@ -92,27 +94,6 @@ func TestRespondBufferedSwAWSS4J(t *testing.T) {
 			require.True(t, res.OK, "WSS4J: %s (%s)", res.Error, res.ErrorCode)
 		})
 	}
-}
-
-// wss4jPeerJar builds the WSS4J interop peer (interop/wss4j/README.md).
-// Without java and mvn the test is skipped, except in CI where the peer
-// is mandatory.
-func wss4jPeerJar(t *testing.T) string {
-	t.Helper()
-	for _, tool := range []string{"java", "mvn"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is required in CI: %v", tool, err)
-			}
-			t.Skipf("%s not installed: %v", tool, err)
-		}
-	}
-	var stderr bytes.Buffer
-	cmd := exec.Command("bash", filepath.Join("..", "..", "interop", "build.sh"), "wss4j")
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "build the WSS4J peer: %s", stderr.String())
-	return strings.TrimSpace(string(out))
 }
 
 // wss4jResult is the part of the peer's JSON line the tests read.

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/config"
+	"github.com/wssgw/wssgw/internal/testpeer"
 )
 
 // TestRespondStreamingDefaultWSS4J has Apache WSS4J (the interop peer,
@@ -24,7 +25,7 @@ import (
 // changed attachment byte must be rejected, and so is the trailing format
 // (streamFormat trailing), which only a reassembling receiver verifies.
 func TestRespondStreamingDefaultWSS4J(t *testing.T) {
-	jar := wss4jPeerJar(t)
+	jar := testpeer.Jar(t, "wss4j")
 	k := newSigningPKI(t)
 	big := bytes.Repeat([]byte{0, 1, 2, 0xfe, 0xff, 'a'}, 5000)
 	unsigned := []byte(`<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><m:GetFiles xmlns:m="urn:example:files"/></soapenv:Body></soapenv:Envelope>`)

@@ -43,7 +43,7 @@ func newTemplates() *templates {
 		}, []string{LabelPolicy}),
 		shadow: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameShadowChecks,
-			Help: "Template-path messages re-verified by the DOM engine, by policy and result; any disagreement rejects the message.",
+			Help: "Template-path messages re-verified by the DOM engine, by policy and result; any disagreement rejects the message; skipped: a sampled check found no free DOM worker.",
 		}, []string{LabelPolicy, LabelResult}),
 	}
 }
@@ -77,7 +77,7 @@ func (m *Metrics) Templates(policy string) *TemplateMetrics {
 	for _, r := range []string{SkipRateLimited, SkipFull, SkipUnsupported} {
 		tm.skipped[r] = t.skipped.WithLabelValues(policy, r)
 	}
-	for _, r := range []string{ShadowAgree, ShadowDisagree} {
+	for _, r := range ShadowResults() {
 		tm.shadow[r] = t.shadow.WithLabelValues(policy, r)
 	}
 	return tm

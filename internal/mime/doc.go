@@ -20,7 +20,8 @@
 // security.md C7: only cid: URLs (RFC 2392), each attachment referenced at
 // most once and every attachment referenced. Package.Writer re-assembles
 // the package for the backend from the verified root and the (possibly
-// replaced) attachment contents.
+// replaced) attachment contents. CheckSigned is the rule of a sender that
+// signs a package through its Body (buffered responses, egress requests).
 //
 // # Strictness
 //

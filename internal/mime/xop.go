@@ -138,3 +138,47 @@ func (p *Package) CheckReferenced(referenced map[string]bool) error {
 	}
 	return nil
 }
+
+// CheckSigned is the rule for a sender that signs a package through its
+// SOAP Body (buffered response signing, egress requests; issue 15): it
+// resolves the xop:Includes of d, the scanned root part of p, by
+// ResolveXOP and, for MTOM, requires every attachment to be included from
+// inside the Body, whose XOP infoset the signature covers. A part outside
+// it would reach the partner unsigned yet looking as trusted as the rest.
+// An SwA package passes once ResolveXOP has refused any xop:Include in
+// it: each of its parts gets its own cid: Reference.
+func CheckSigned(d *xmlscan.Document, p *Package) error {
+	incs, err := ResolveXOP(d, p)
+	if err != nil {
+		return fmt.Errorf("root part: %w", err)
+	}
+	if !p.IsXOP() {
+		return nil
+	}
+	body := bodyOf(d)
+	referenced := make(map[string]bool, len(incs))
+	for _, inc := range incs {
+		if body >= 0 && body < inc.Elem && inc.Elem < d.Elements[body].Next {
+			referenced[inc.Part.ContentID()] = true
+		}
+	}
+	if err := p.CheckReferenced(referenced); err != nil {
+		return fmt.Errorf("%w: no xop:Include in the Body signs it", err)
+	}
+	return nil
+}
+
+// bodyOf returns the index of the SOAP Body of d, or -1: the signer
+// checks the envelope's shape itself.
+func bodyOf(d *xmlscan.Document) int {
+	if len(d.Elements) == 0 {
+		return -1
+	}
+	ns := d.Elements[0].Space
+	for c := d.FirstChild(0); c >= 0; c = d.NextSibling(c) {
+		if e := &d.Elements[c]; e.Space == ns && e.Local == "Body" {
+			return c
+		}
+	}
+	return -1
+}

@@ -57,6 +57,20 @@ const (
 	xopEnd = `</s:Body></s:Envelope>`
 )
 
+// twoPartCase reads a package with attachments a@x and b@x, MTOM unless
+// ct is given (SwA), and scans doc, the root a test case checks.
+func twoPartCase(t *testing.T, sc *xmlscan.Scanner, ct, doc string) (*Package, *xmlscan.Document) {
+	t.Helper()
+	root := hdrSwA
+	if ct == "" {
+		ct, root = ctMTOM, hdrRoot
+	}
+	p := readPkg(t, testLimits(t), ct, pkg(part(root, envXOP), att("a@x", "AAA"), att("b@x", "BBB")))
+	var d xmlscan.Document
+	require.NoError(t, sc.Scan([]byte(doc), &d))
+	return p, &d
+}
+
 func TestResolveXOP(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -98,14 +112,8 @@ func TestResolveXOP(t *testing.T) {
 	require.NoError(t, err)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ct, root := ctMTOM, hdrRoot
-			if tt.ct != "" {
-				ct, root = tt.ct, hdrSwA
-			}
-			p := readPkg(t, testLimits(t), ct, pkg(part(root, envXOP), att("a@x", "AAA"), att("b@x", "BBB")))
-			var d xmlscan.Document
-			require.NoError(t, sc.Scan([]byte(xopEnv+tt.body+xopEnd), &d))
-			incs, err := ResolveXOP(&d, p)
+			p, d := twoPartCase(t, sc, tt.ct, xopEnv+tt.body+xopEnd)
+			incs, err := ResolveXOP(d, p)
 			if tt.want != nil {
 				require.ErrorIs(t, err, tt.want)
 				return
@@ -145,6 +153,39 @@ func TestCheckReferenced(t *testing.T) {
 			}
 			require.ErrorIs(t, err, ErrReference)
 			assert.Contains(t, err.Error(), "<"+tt.bad+">")
+		})
+	}
+}
+
+// TestCheckSigned: a package signed through its Body must include every
+// MTOM attachment from inside the Body (the rule buffered response signing
+// and egress requests share).
+func TestCheckSigned(t *testing.T) {
+	tests := []struct {
+		name string
+		ct   string
+		doc  string
+		want error
+	}{
+		{name: "ok/both-in-body", doc: xopEnv + `<a><xop:Include href="cid:a@x"/></a><b><xop:Include href="cid:b@x"/></b>` + xopEnd},
+		{name: "ok/swa-without-includes", ct: ctSwA, doc: xopEnv + `<a/>` + xopEnd},
+		{name: "fail/one-unreferenced", doc: xopEnv + `<a><xop:Include href="cid:a@x"/></a>` + xopEnd, want: ErrReference},
+		{name: "fail/included-from-header", doc: `<s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope" xmlns:xop="http://www.w3.org/2004/08/xop/include"><s:Header><h><xop:Include href="cid:b@x"/></h></s:Header><s:Body><a><xop:Include href="cid:a@x"/></a></s:Body></s:Envelope>`, want: ErrReference},
+		{name: "fail/no-body", doc: `<s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope" xmlns:xop="http://www.w3.org/2004/08/xop/include"><a><xop:Include href="cid:a@x"/></a><b><xop:Include href="cid:b@x"/></b></s:Envelope>`, want: ErrReference},
+		{name: "fail/include-in-swa", ct: ctSwA, doc: xopEnv + `<a><xop:Include href="cid:a@x"/></a>` + xopEnd, want: ErrReference},
+		{name: "fail/unknown-part", doc: xopEnv + `<a><xop:Include href="cid:c@x"/></a>` + xopEnd, want: ErrMissingPart},
+	}
+	sc, err := xmlscan.NewScanner(xmlscan.DefaultConfig())
+	require.NoError(t, err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, d := twoPartCase(t, sc, tt.ct, tt.doc)
+			err := CheckSigned(d, p)
+			if tt.want != nil {
+				require.ErrorIs(t, err, tt.want)
+				return
+			}
+			require.NoError(t, err)
 		})
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/trust"
 )
 
@@ -48,13 +49,13 @@ func matches(kp *wcrypto.KeyPair) bool {
 // it continuously: under -race, no reader may see a mismatched pair.
 func TestReloadUnderReaders(t *testing.T) {
 	dir := t.TempDir()
-	ca := newCA(t, "Reload CA", nil)
+	ca := testpki.NewIssuer(t, "Reload CA", nil)
 	write := func() *x509.Certificate {
-		c, k := ca.issue(t, "svc", nil)
+		c, k := ca.Issue(t, "svc", nil)
 		// Write through temporary files and rename, as a careful writer does;
 		// the two renames are still not atomic together.
-		writeFile(t, dir, "tls.crt.tmp", certsPEM(c))
-		writeFile(t, dir, "tls.key.tmp", pkcs8PEM(t, k))
+		testpki.WriteFile(t, dir, "tls.crt.tmp", testpki.CertsPEM(c))
+		testpki.WriteFile(t, dir, "tls.key.tmp", testpki.PKCS8PEM(t, k))
 		require.NoError(t, os.Rename(filepath.Join(dir, "tls.crt.tmp"), filepath.Join(dir, "tls.crt")))
 		require.NoError(t, os.Rename(filepath.Join(dir, "tls.key.tmp"), filepath.Join(dir, "tls.key")))
 		return c
@@ -95,11 +96,11 @@ func TestReloadUnderReaders(t *testing.T) {
 
 func TestReloadKeepsOldOnInvalidFiles(t *testing.T) {
 	dir := t.TempDir()
-	ca := newCA(t, "Reload CA", nil)
-	c1, k1 := ca.issue(t, "one", nil)
-	c2, k2 := ca.issue(t, "two", nil)
-	crt := writeFile(t, dir, "tls.crt", certsPEM(c1))
-	key := writeFile(t, dir, "tls.key", pkcs8PEM(t, k1))
+	ca := testpki.NewIssuer(t, "Reload CA", nil)
+	c1, k1 := ca.Issue(t, "one", nil)
+	c2, k2 := ca.Issue(t, "two", nil)
+	crt := testpki.WriteFile(t, dir, "tls.crt", testpki.CertsPEM(c1))
+	key := testpki.WriteFile(t, dir, "tls.key", testpki.PKCS8PEM(t, k1))
 	var logs bytes.Buffer
 	var obs observed
 	r, err := NewKeySource("server", wcrypto.KeyFileOptions{CertFile: crt, KeyFile: key}, Options{
@@ -114,14 +115,14 @@ func TestReloadKeepsOldOnInvalidFiles(t *testing.T) {
 		want    *x509.Certificate
 	}{
 		{"ok/unchanged-files-no-reload", func() {}, false, nil, c1},
-		{"fail/new-cert-old-key-mismatch-keeps-old", func() { writeFile(t, dir, "tls.crt", certsPEM(c2)) }, false, wcrypto.ErrKeyMismatch, c1},
+		{"fail/new-cert-old-key-mismatch-keeps-old", func() { testpki.WriteFile(t, dir, "tls.crt", testpki.CertsPEM(c2)) }, false, wcrypto.ErrKeyMismatch, c1},
 		{"ok/same-broken-content-not-retried", func() {}, false, nil, c1},
-		{"ok/matching-key-arrives", func() { writeFile(t, dir, "tls.key", pkcs8PEM(t, k2)) }, true, nil, c2},
-		{"fail/garbage-keeps-old", func() { writeFile(t, dir, "tls.key", []byte("garbage")) }, false, wcrypto.ErrLoad, c2},
+		{"ok/matching-key-arrives", func() { testpki.WriteFile(t, dir, "tls.key", testpki.PKCS8PEM(t, k2)) }, true, nil, c2},
+		{"fail/garbage-keeps-old", func() { testpki.WriteFile(t, dir, "tls.key", []byte("garbage")) }, false, wcrypto.ErrLoad, c2},
 		{"fail/weak-key-keeps-old", func() {
-			c, k := ca.issue(t, "weak", rsaKey(t, 1024))
-			writeFile(t, dir, "tls.crt", certsPEM(c))
-			writeFile(t, dir, "tls.key", pkcs8PEM(t, k))
+			c, k := ca.Issue(t, "weak", testpki.RSAKey(t, 1024))
+			testpki.WriteFile(t, dir, "tls.crt", testpki.CertsPEM(c))
+			testpki.WriteFile(t, dir, "tls.key", testpki.PKCS8PEM(t, k))
 		}, false, wcrypto.ErrKeyTooWeak, c2},
 		{"fail/file-removed-keeps-old", func() { require.NoError(t, os.Remove(key)) }, false, wcrypto.ErrLoad, c2},
 	}
@@ -152,13 +153,13 @@ func TestReloadKeepsOldOnInvalidFiles(t *testing.T) {
 // to point at a new timestamped directory.
 func TestReloadKubernetesSymlinkSwap(t *testing.T) {
 	dir := t.TempDir()
-	ca := newCA(t, "K8s CA", nil)
+	ca := testpki.NewIssuer(t, "K8s CA", nil)
 	version := func(name string) *x509.Certificate {
-		c, k := ca.issue(t, name, nil)
+		c, k := ca.Issue(t, name, nil)
 		vdir := filepath.Join(dir, "..2026_"+name)
 		require.NoError(t, os.Mkdir(vdir, 0o700))
-		writeFile(t, vdir, "tls.crt", certsPEM(c))
-		writeFile(t, vdir, "tls.key", pkcs8PEM(t, k))
+		testpki.WriteFile(t, vdir, "tls.crt", testpki.CertsPEM(c))
+		testpki.WriteFile(t, vdir, "tls.key", testpki.PKCS8PEM(t, k))
 		tmp := filepath.Join(dir, "..data_tmp")
 		require.NoError(t, os.Symlink(filepath.Base(vdir), tmp))
 		require.NoError(t, os.Rename(tmp, filepath.Join(dir, "..data")))
@@ -184,30 +185,30 @@ func TestReloadKubernetesSymlinkSwap(t *testing.T) {
 // not survive a reload that removes the CA.
 func TestTrustReloadInvalidatesCache(t *testing.T) {
 	dir := t.TempDir()
-	ca1, ca2 := newCA(t, "CA1", nil), newCA(t, "CA2", nil)
-	leaf, _ := ca1.issue(t, "leaf", nil)
-	caFile := writeFile(t, dir, "ca.crt", certsPEM(ca1.cert))
+	ca1, ca2 := testpki.NewIssuer(t, "CA1", nil), testpki.NewIssuer(t, "CA2", nil)
+	leaf, _ := ca1.Issue(t, "leaf", nil)
+	caFile := testpki.WriteFile(t, dir, "ca.crt", testpki.CertsPEM(ca1.Cert))
 	r, err := NewTrustSource("partners", trust.Options{CAFiles: []string{caFile}}, Options{})
 	require.NoError(t, err)
 
 	old := r.Current()
-	id1, err := old.Verify(leaf, nil, t0, trust.PurposeSigning)
+	id1, err := old.Verify(leaf, nil, testpki.T0, trust.PurposeSigning)
 	require.NoError(t, err)
-	id2, err := old.Verify(leaf, nil, t0, trust.PurposeSigning)
+	id2, err := old.Verify(leaf, nil, testpki.T0, trust.PurposeSigning)
 	require.NoError(t, err)
 	require.Same(t, id1, id2, "the decision is cached")
 
-	writeFile(t, dir, "ca.crt", certsPEM(ca2.cert))
+	testpki.WriteFile(t, dir, "ca.crt", testpki.CertsPEM(ca2.Cert))
 	changed, err := r.Check()
 	require.NoError(t, err)
 	require.True(t, changed)
-	_, err = r.Current().Verify(leaf, nil, t0, trust.PurposeSigning)
+	_, err = r.Current().Verify(leaf, nil, testpki.T0, trust.PurposeSigning)
 	require.ErrorIs(t, err, trust.ErrUntrusted)
 
-	writeFile(t, dir, "ca.crt", []byte("broken"))
+	testpki.WriteFile(t, dir, "ca.crt", []byte("broken"))
 	_, err = r.Check()
 	require.ErrorIs(t, err, wcrypto.ErrLoad)
-	_, err = r.Current().Verify(leaf, nil, t0, trust.PurposeSigning)
+	_, err = r.Current().Verify(leaf, nil, testpki.T0, trust.PurposeSigning)
 	require.ErrorIs(t, err, trust.ErrUntrusted, "the CA2 store stays in use")
 }
 

@@ -117,29 +117,7 @@ func TestMemoryKeyIsCopied(t *testing.T) {
 func TestMemoryConcurrent(t *testing.T) {
 	const goroutines, keys = 32, 200
 	m := NewMemory(MemoryOptions{})
-	expires := time.Now().Add(time.Hour)
-	var fresh [keys]atomic.Int32
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for range goroutines {
-		wg.Go(func() {
-			<-start
-			for k := range keys {
-				replayed, err := m.Seen(context.Background(), key(string(rune(k))), expires)
-				if !assert.NoError(t, err) {
-					return
-				}
-				if !replayed {
-					fresh[k].Add(1)
-				}
-			}
-		})
-	}
-	close(start)
-	wg.Wait()
-	for k := range fresh {
-		require.EqualValues(t, 1, fresh[k].Load(), "key %d: calls that got replayed == false", k)
-	}
+	onceFresh(t, []Store{m}, goroutines, keys, time.Now().Add(time.Hour))
 	assert.Equal(t, keys, m.Len())
 }
 
@@ -246,5 +224,36 @@ func TestMemoryFarExpiry(t *testing.T) {
 			require.NoError(t, err)
 			assert.True(t, replayed, "second sight is a replay")
 		})
+	}
+}
+
+// onceFresh races perStore goroutines on each of stores (one store, or
+// replicas sharing one backend) over the same keys, and requires that
+// exactly one call per key got replayed == false (Store: Seen is atomic).
+func onceFresh(t *testing.T, stores []Store, perStore, keys int, expires time.Time) {
+	t.Helper()
+	fresh := make([]atomic.Int32, keys)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for _, s := range stores {
+		for range perStore {
+			wg.Go(func() {
+				<-start
+				for k := range keys {
+					replayed, err := s.Seen(context.Background(), key(string(rune(k))), expires)
+					if !assert.NoError(t, err) {
+						return
+					}
+					if !replayed {
+						fresh[k].Add(1)
+					}
+				}
+			})
+		}
+	}
+	close(start)
+	wg.Wait()
+	for k := range fresh {
+		require.EqualValues(t, 1, fresh[k].Load(), "key %d: calls that got replayed == false", k)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -140,30 +139,7 @@ func TestRedisConcurrentReplicas(t *testing.T) {
 	}
 	const perReplica, keys = 8, 50
 	expires := time.Now().Add(time.Minute)
-	var fresh [keys]atomic.Int32
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for _, r := range replicas {
-		for range perReplica {
-			wg.Go(func() {
-				<-start
-				for k := range keys {
-					replayed, err := r.Seen(context.Background(), key(string(rune(k))), expires)
-					if !assert.NoError(t, err) {
-						return
-					}
-					if !replayed {
-						fresh[k].Add(1)
-					}
-				}
-			})
-		}
-	}
-	close(start)
-	wg.Wait()
-	for k := range fresh {
-		require.EqualValues(t, 1, fresh[k].Load(), "key %d: calls that got replayed == false", k)
-	}
+	onceFresh(t, []Store{replicas[0], replicas[1]}, perReplica, keys, expires)
 }
 
 // blackhole accepts connections and never answers, like a hung server.

@@ -3,8 +3,6 @@ package signer
 import (
 	"bytes"
 	"context"
-	"io"
-	"net/textproto"
 	"strings"
 	"testing"
 	"time"
@@ -12,53 +10,18 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/wssgw/wssgw/internal/wss"
+	"github.com/wssgw/wssgw/internal/testmime"
 )
 
-// memAtts is an in-memory wss.Attachments over a parsed package's
-// attachments (the trailing signature part excluded: it was put back
-// into the header).
-type memAtts struct {
-	ids   []string
-	parts map[string]*memAtt
-}
-
-type memAtt struct {
-	cid  string
-	h    textproto.MIMEHeader
-	data []byte
-}
-
-func (a *memAtt) ContentID() string            { return a.cid }
-func (a *memAtt) ContentType() string          { return a.h.Get("Content-Type") }
-func (a *memAtt) Header() textproto.MIMEHeader { return a.h }
-func (a *memAtt) Size() int64                  { return int64(len(a.data)) }
-func (a *memAtt) Open() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(a.data)), nil }
-
-func newMemAtts(p *parsed) *memAtts {
-	m := &memAtts{parts: map[string]*memAtt{}}
+// newMemAtts holds a parsed package's attachments in memory (the
+// trailing signature part excluded: it was put back into the header).
+func newMemAtts(p *parsed) *testmime.Parts {
+	m := testmime.New()
 	for i := 1; i < len(p.bodies)-1; i++ {
 		cid := strings.Trim(p.headers[i].Get("Content-ID"), "<>")
-		m.ids = append(m.ids, cid)
-		m.parts[cid] = &memAtt{cid: cid, h: p.headers[i], data: p.bodies[i]}
+		m.Add(&testmime.Part{ID: cid, Head: p.headers[i], Data: p.bodies[i]})
 	}
 	return m
-}
-
-func (m *memAtts) IDs() []string { return m.ids }
-
-func (m *memAtts) Attachment(cid string) (wss.Attachment, bool) {
-	a, ok := m.parts[cid]
-	if !ok {
-		return nil, false
-	}
-	return a, true
-}
-
-func (m *memAtts) Replace(cid string, h textproto.MIMEHeader, r io.Reader) error {
-	b, err := io.ReadAll(r)
-	m.parts[cid] = &memAtt{cid: cid, h: h, data: b}
-	return err
 }
 
 // TestStreamVerifiesWithAttachments: the streamed package, with only its
@@ -98,7 +61,7 @@ func TestStreamVerifiesWithAttachments(t *testing.T) {
 				assert.True(t, res.AttachmentSignedByTrusted(&res.Attachments[i]), res.Attachments[i].CID)
 			}
 
-			ma.parts[atts[0].cid].data = append(bytes.Clone(atts[0].data[:10]), 'X')
+			ma.ByID[atts[0].cid].Data = append(bytes.Clone(atts[0].data[:10]), 'X')
 			_, _, err = v.policy.VerifyAttachments(context.Background(), v.engine, root, ma, time.Now())
 			require.Error(t, err, "a changed attachment fails")
 		})

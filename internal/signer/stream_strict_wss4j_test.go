@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/testpeer"
 )
 
 // TestStreamStrictWSS4J has Apache WSS4J (the peer, with a stock
@@ -20,7 +22,7 @@ import (
 // MTOM packages in xop and swa-content mode and a plain SwA package; a
 // changed attachment byte must be rejected.
 func TestStreamStrictWSS4J(t *testing.T) {
-	jar := peerJar(t)
+	jar := testpeer.Jar(t, "wss4j")
 	p := testPKI(t)
 	dir := t.TempDir()
 	mtomAtts := testAtts()[:2]
@@ -40,7 +42,7 @@ func TestStreamStrictWSS4J(t *testing.T) {
 		{name: "fail/mtom-swa-content-attachment", mode: AttachSwAContent, root: mtomRoot(cids...), atts: mtomAtts, tamper: replace("%PDF-1.7", "%PDF-1.6")},
 		{name: "fail/swa-content-text", mode: AttachSwAContent, root: mtomRoot(), atts: swaAtts(), tamper: replace("line 2", "line 3")},
 	}
-	var jobs []peerJob
+	var jobs []testpeer.Job
 	for i, c := range cases {
 		var in bytes.Buffer
 		ct, err := writePackage(&in, c.root, c.atts)
@@ -57,7 +59,7 @@ func TestStreamStrictWSS4J(t *testing.T) {
 		}
 		f := filepath.Join(dir, fmt.Sprintf("%02d.mime", i))
 		require.NoError(t, os.WriteFile(f, msg, 0o600))
-		jobs = append(jobs, peerJob{ID: c.name, Args: []string{"verify", "--mime", f, "--content-type", mtomType(s.Boundary()),
+		jobs = append(jobs, testpeer.Job{ID: c.name, Args: []string{"verify", "--mime", f, "--content-type", mtomType(s.Boundary()),
 			"--ca", p.caFile, "--key", p.server.KeyFile, "--cert", p.server.CertFile,
 			"--require", "signed-body,signed-timestamp,encryption"}})
 	}

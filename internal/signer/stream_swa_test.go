@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/testmime"
 )
 
 // swaAtts are attachments whose SwA content is canonicalized (SwA Profile
@@ -51,7 +53,7 @@ func TestStreamSwATextXML(t *testing.T) {
 		root, _ := reassemble(t, pkg, false, nil)
 		tests := []struct {
 			name   string
-			change func(m *memAtts)
+			change func(m *testmime.Parts)
 			ok     bool
 		}{
 			{"ok/as-sent", nil, true},
@@ -86,21 +88,21 @@ func TestStreamSwATextXML(t *testing.T) {
 	}
 }
 
-func setData(cid, data string) func(m *memAtts) {
-	return func(m *memAtts) {
-		a := m.parts[cid]
-		m.parts[cid] = &memAtt{cid: cid, h: a.h, data: []byte(data)}
+func setData(cid, data string) func(m *testmime.Parts) {
+	return func(m *testmime.Parts) {
+		a := m.ByID[cid]
+		m.ByID[cid] = &testmime.Part{ID: cid, Head: a.Head, Data: []byte(data)}
 	}
 }
 
-func setType(cid, ct string) func(m *memAtts) {
-	return func(m *memAtts) {
-		a := m.parts[cid]
+func setType(cid, ct string) func(m *testmime.Parts) {
+	return func(m *testmime.Parts) {
+		a := m.ByID[cid]
 		h := textproto.MIMEHeader{}
-		for k, v := range a.h {
+		for k, v := range a.Head {
 			h[k] = append([]string(nil), v...)
 		}
 		h.Set("Content-Type", ct)
-		m.parts[cid] = &memAtt{cid: cid, h: h, data: a.data}
+		m.ByID[cid] = &testmime.Part{ID: cid, Head: h, Data: a.Data}
 	}
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/testpeer"
 )
 
 // TestStreamWSS4J has Apache WSS4J (the peer) verify streamed SwA
@@ -19,7 +21,7 @@ import (
 // changed text byte, and in Complete mode a changed covered header, must
 // be rejected.
 func TestStreamWSS4J(t *testing.T) {
-	jar := peerJar(t)
+	jar := testpeer.Jar(t, "wss4j")
 	p := testPKI(t)
 	dir := t.TempDir()
 	type peerCase struct {
@@ -35,7 +37,7 @@ func TestStreamWSS4J(t *testing.T) {
 		{name: "fail/swa-complete-xml", mode: AttachSwAComplete, tamper: replace("n='1'", "n='2'")},
 		{name: "fail/swa-complete-header", mode: AttachSwAComplete, tamper: replace("text/plain; charset=UTF-8", "text/plain; charset=UTF-7")},
 	}
-	var jobs []peerJob
+	var jobs []testpeer.Job
 	for i, c := range cases {
 		s, out := signSwA(t, p, c.mode, swaAtts())
 		if c.tamper != nil {
@@ -43,7 +45,7 @@ func TestStreamWSS4J(t *testing.T) {
 		}
 		f := filepath.Join(dir, fmt.Sprintf("%02d.mime", i))
 		require.NoError(t, os.WriteFile(f, out, 0o600))
-		jobs = append(jobs, peerJob{ID: c.name, Args: []string{"verify", "--mime", f, "--content-type", mtomType(s.Boundary()),
+		jobs = append(jobs, testpeer.Job{ID: c.name, Args: []string{"verify", "--mime", f, "--content-type", mtomType(s.Boundary()),
 			"--trailing-signature", "--ca", p.caFile, "--require", "signed-body,signed-timestamp"}})
 	}
 	res := runPeer(t, jar, jobs)

@@ -2,42 +2,20 @@ package signer
 
 import (
 	"bytes"
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wssgw/wssgw/internal/testpeer"
 	"github.com/wssgw/wssgw/internal/testpki"
 )
-
-// peerJar builds the WSS4J interop peer (interop/wss4j/README.md) and
-// returns its path. Without java and mvn the test is skipped, except in CI
-// where the real peer is mandatory.
-func peerJar(t *testing.T) string {
-	t.Helper()
-	for _, tool := range []string{"java", "mvn"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is required in CI: %v", tool, err)
-			}
-			t.Skipf("%s not installed: %v", tool, err)
-		}
-	}
-	var stderr bytes.Buffer
-	cmd := exec.Command("bash", filepath.Join("..", "..", "interop", "build.sh"), "wss4j")
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "build the WSS4J peer: %s", stderr.String())
-	return strings.TrimSpace(string(out))
-}
 
 // peerResult is the part of the peer's verify JSON the tests look at.
 type peerResult struct {
@@ -59,32 +37,12 @@ type peerResult struct {
 	} `json:"encryption"`
 }
 
-type peerJob struct {
-	ID   string   `json:"id"`
-	Args []string `json:"args"`
-}
-
 // runPeer runs the jobs in one JVM (batch mode) and returns the results
 // by job id.
-func runPeer(t *testing.T, jar string, jobs []peerJob) map[string]peerResult {
+func runPeer(t *testing.T, jar string, jobs []testpeer.Job) map[string]peerResult {
 	t.Helper()
-	var in bytes.Buffer
-	enc := json.NewEncoder(&in)
-	for _, j := range jobs {
-		require.NoError(t, enc.Encode(j))
-	}
-	var stderr bytes.Buffer
 	cmd := exec.Command("java", "-jar", jar, "batch", "--parallel", "2")
-	cmd.Stdin, cmd.Stderr = &in, &stderr
-	out, _ := cmd.Output() // exit 1 when a (negative) job fails; results tell
-	res := map[string]peerResult{}
-	for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
-		var r peerResult
-		require.NoError(t, json.Unmarshal(line, &r), "peer output %q, stderr %s", line, stderr.String())
-		res[r.ID] = r
-	}
-	require.Len(t, res, len(jobs), "peer stderr: %s", stderr.String())
-	return res
+	return testpeer.Batch[testpeer.Job, peerResult](t, cmd, jobs)
 }
 
 // wss4jCase is one message for the peer to verify.
@@ -102,7 +60,7 @@ type wss4jCase struct {
 // in every key reference mode, with RSA and EC P-256 signers, SOAP 1.1 and
 // 1.2, with and without encryption; and reject tampered messages.
 func TestWSS4J(t *testing.T) {
-	jar := peerJar(t)
+	jar := testpeer.Jar(t, "wss4j")
 	p := testPKI(t)
 	dir := t.TempDir()
 
@@ -133,7 +91,7 @@ func TestWSS4J(t *testing.T) {
 		wss4jCase{name: "fail/flipped-timestamp", signer: p.ec, keyRef: RefSKI, tamper: flipAfter("<wsu:Expires>20")},
 	)
 
-	var jobs []peerJob
+	var jobs []testpeer.Job
 	for i, c := range cases {
 		o := opts(c.signer)
 		o.KeyReference, o.SignHeaders = c.keyRef, c.headers
@@ -160,7 +118,7 @@ func TestWSS4J(t *testing.T) {
 			args = append(args, "--key", p.server.KeyFile, "--cert", p.server.CertFile)
 			req += ",encrypted-body"
 		}
-		jobs = append(jobs, peerJob{ID: c.name, Args: append(args, "--require", req)})
+		jobs = append(jobs, testpeer.Job{ID: c.name, Args: append(args, "--require", req)})
 	}
 
 	res := runPeer(t, jar, jobs)

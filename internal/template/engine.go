@@ -267,6 +267,7 @@ func (e *Engine) shadow(t *Template, data []byte, atts wss.Attachments, p *wss.P
 		if must {
 			return derr
 		}
+		e.store.shadowResult(metrics.ShadowSkipped)
 		return nil
 	}
 	diff := Compare(res, err, dres, derr, p)

@@ -169,5 +169,5 @@ func TestGenericBodyShadowsFirstHits(t *testing.T) {
 			}
 		}
 	}
-	assert.Equal(t, map[string]float64{metrics.ShadowAgree: genericShadowHits, metrics.ShadowDisagree: 0}, got)
+	assert.Equal(t, map[string]float64{metrics.ShadowAgree: genericShadowHits, metrics.ShadowDisagree: 0, metrics.ShadowSkipped: 0}, got)
 }

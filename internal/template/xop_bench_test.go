@@ -11,6 +11,7 @@ import (
 	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/mime"
+	"github.com/wssgw/wssgw/internal/testmime"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
@@ -19,7 +20,7 @@ import (
 // verification of the canonical SignedInfo and the digests of the
 // canonical signed parts, the Body's XOP infoset (each xop:Include as its
 // part's base64) precomputed in memory, an SwA part's octets.
-func mtomFloorOf(b *testing.B, f *fixture, root []byte, atts *memAtts) *floor {
+func mtomFloorOf(b *testing.B, f *fixture, root []byte, atts *testmime.Parts) *floor {
 	t, caps := f.match(b, root)
 	r := &run{t: t, data: root, caps: caps}
 	st := sigOf(t)
@@ -34,7 +35,7 @@ func mtomFloorOf(b *testing.B, f *fixture, root []byte, atts *memAtts) *floor {
 		if rs.swa {
 			// A binary part: the Attachment-Content transform's output
 			// is its octets.
-			fl.parts = append(fl.parts, atts.parts[atts.order[swaRefs]].data)
+			fl.parts = append(fl.parts, atts.ByID[atts.Order[swaRefs]].Data)
 			swaRefs++
 			continue
 		}
@@ -50,7 +51,7 @@ func mtomFloorOf(b *testing.B, f *fixture, root []byte, atts *memAtts) *floor {
 			href, _ := mime.CheckInclude(&d, elem)
 			cid, _ := wss.CIDFromURL(href)
 			return func(w io.Writer) error {
-				return mime.EncodeXOP(bytes.NewReader(atts.parts[cid].data), w, nil)
+				return mime.EncodeXOP(bytes.NewReader(atts.ByID[cid].Data), w, nil)
 			}, true
 		})
 		if err != nil {
@@ -90,7 +91,7 @@ func BenchmarkPackages(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			f := newFixture(b, nil, testOptions())
 			rng := rand.New(rand.NewPCG(5, 6))
-			mk := func(size int, tag string) ([]byte, *memAtts) {
+			mk := func(size int, tag string) ([]byte, *testmime.Parts) {
 				if c.enc {
 					// About 95 bytes an item, as BenchmarkEngines' sign-1MiB.
 					return f.encPackage(b, benchEnvelope(size/95, "Item"), tag, f.gw)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/wssgw/wssgw/internal/c14n"
+	"github.com/wssgw/wssgw/internal/testmime"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
@@ -13,7 +14,7 @@ import (
 // parts' octets (read beforehand), then, on the plaintext message, the
 // digests of the canonical signed parts (precomputed) and the RSA
 // verification of the canonical SignedInfo.
-func encMTOMFloorOf(b *testing.B, f *fixture, root []byte, atts *memAtts) *floor {
+func encMTOMFloorOf(b *testing.B, f *fixture, root []byte, atts *testmime.Parts) *floor {
 	t, caps := f.match(b, root)
 	r := &run{t: t, data: root, caps: caps, atts: atts, e: f.engine, res: &wss.Result{}}
 	if fb := r.attachments(); fb != nil {

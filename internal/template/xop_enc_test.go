@@ -16,6 +16,7 @@ import (
 	"github.com/wssgw/wssgw/internal/dom"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/signer"
+	"github.com/wssgw/wssgw/internal/testmime"
 	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
@@ -37,25 +38,25 @@ var (
 // xop:Include in each place, as WSS4J does with CXF's MTOM on.
 // Sign-then-encrypt: no signature covers a CipherValue, and one covering
 // the token would digest its XOP infoset, the same one-line base64.
-func storeBytesInAttachment(t testing.TB, msg []byte, tag string) ([]byte, *memAtts) {
+func storeBytesInAttachment(t testing.TB, msg []byte, tag string) ([]byte, *testmime.Parts) {
 	t.Helper()
-	atts := &memAtts{parts: map[string]*memPart{}}
+	atts := testmime.New()
 	msg = bstValue.ReplaceAllFunc(msg, func(m []byte) []byte {
 		sub := bstValue.FindSubmatch(m)
 		der, err := wss.DecodeBase64(sub[2])
 		require.NoError(t, err)
 		cid := tag + "-bst@example.org"
-		atts.add(cid, der)
+		atts.Add(testmime.NewPart(cid, "application/octet-stream", der))
 		return fmt.Appendf(nil, `%s%s%s"/></wsse:BinarySecurityToken>`, sub[1], xopInclude, cid)
 	})
-	require.Len(t, atts.order, 1, "the signer's BinarySecurityToken")
+	require.Len(t, atts.Order, 1, "the signer's BinarySecurityToken")
 	k := 0
 	root := cipherValue.ReplaceAllFunc(msg, func(m []byte) []byte {
 		ct, err := wss.DecodeBase64(cipherValue.FindSubmatch(m)[1])
 		require.NoError(t, err)
 		cid := fmt.Sprintf("%s-cv-%d@example.org", tag, k)
 		k++
-		atts.add(cid, ct)
+		atts.Add(testmime.NewPart(cid, "application/octet-stream", ct))
 		return fmt.Appendf(nil, `<xenc:CipherValue>%s%s"/></xenc:CipherValue>`, xopInclude, cid)
 	})
 	require.Equal(t, 2, k, "an EncryptedKey's and an EncryptedData's CipherValue")
@@ -65,7 +66,7 @@ func storeBytesInAttachment(t testing.TB, msg []byte, tag string) ([]byte, *memA
 // encPackage is a package of the repository's signer: env signed with the
 // partner's key, its Body content encrypted for recipient after signing,
 // the CipherValues in parts.
-func (f *fixture) encPackage(t testing.TB, env []byte, tag string, recipient *testpki.Leaf) ([]byte, *memAtts) {
+func (f *fixture) encPackage(t testing.TB, env []byte, tag string, recipient *testpki.Leaf) ([]byte, *testmime.Parts) {
 	t.Helper()
 	msg := f.sign(t, env, f.rsa, signer.RefBST, f.now, func(o *signer.Options) {
 		o.EncryptFor, o.EncryptKeyReference = recipient.Cert, signer.RefIssuerSerial
@@ -77,14 +78,14 @@ func (f *fixture) encPackage(t testing.TB, env []byte, tag string, recipient *te
 // encCase is an encrypted package and where its two ciphertexts are.
 type encCase struct {
 	root       []byte
-	atts       *memAtts
+	atts       *testmime.Parts
 	now        time.Time
-	ekCID      string                                          // the EncryptedKey's CipherValue part
-	edCID      string                                          // the EncryptedData's
-	big        string                                          // a part that claims to be over every bound
-	bstCID     string                                          // the BinarySecurityToken's
-	reEncrypt  func(t *testing.T) (root []byte, atts *memAtts) // the same message under another session key
-	otherRecip func(t *testing.T) (root []byte, atts *memAtts) // encrypted for a key the policy does not hold
+	ekCID      string                                                 // the EncryptedKey's CipherValue part
+	edCID      string                                                 // the EncryptedData's
+	big        string                                                 // a part that claims to be over every bound
+	bstCID     string                                                 // the BinarySecurityToken's
+	reEncrypt  func(t *testing.T) (root []byte, atts *testmime.Parts) // the same message under another session key
+	otherRecip func(t *testing.T) (root []byte, atts *testmime.Parts) // encrypted for a key the policy does not hold
 }
 
 func (c *encCase) parts(t *testing.T) {
@@ -98,26 +99,26 @@ func (c *encCase) parts(t *testing.T) {
 }
 
 func (c *encCase) setPart(cid string, data []byte) {
-	p := *c.atts.parts[cid]
-	p.data = data
-	c.atts.parts[cid] = &p
+	p := *c.atts.ByID[cid]
+	p.Data = data
+	c.atts.ByID[cid] = &p
 }
 
 // bigPart claims a size over every bound without holding the bytes.
-type bigPart struct{ memPart }
+type bigPart struct{ testmime.Part }
 
 func (p *bigPart) Size() int64 { return wss.MaxBufferedAttachment + 1 }
 
 // oversized is a package whose part cid claims to be a bigPart.
 type oversized struct {
-	*memAtts
+	*testmime.Parts
 	cid string
 }
 
 func (o oversized) Attachment(cid string) (wss.Attachment, bool) {
-	a, ok := o.memAtts.Attachment(cid)
+	a, ok := o.Parts.Attachment(cid)
 	if ok && cid == o.cid {
-		return &bigPart{*a.(*memPart)}, true
+		return &bigPart{*a.(*testmime.Part)}, true
 	}
 	return a, ok
 }
@@ -126,9 +127,9 @@ func (o oversized) Attachment(cid string) (wss.Attachment, bool) {
 // engine.
 func (c *encCase) packages() (wss.Attachments, wss.Attachments) {
 	if c.big != "" {
-		return oversized{c.atts, c.big}, oversized{c.atts.clone(), c.big}
+		return oversized{c.atts, c.big}, oversized{c.atts.Clone(), c.big}
 	}
-	return c.atts, c.atts.clone()
+	return c.atts, c.atts.Clone()
 }
 
 // TestEncryptedMTOMAgrees is the differential test of encrypted MTOM
@@ -152,8 +153,8 @@ func TestEncryptedMTOMAgrees(t *testing.T) {
 		return func(t *testing.T) encCase {
 			root, atts := f.encPackage(t, env(tag), tag, f.gw)
 			c := encCase{root: root, atts: atts, now: f.now,
-				reEncrypt:  func(t *testing.T) ([]byte, *memAtts) { return f.encPackage(t, env(tag), tag, f.gw) },
-				otherRecip: func(t *testing.T) ([]byte, *memAtts) { return f.encPackage(t, env(tag), tag, stranger) }}
+				reEncrypt:  func(t *testing.T) ([]byte, *testmime.Parts) { return f.encPackage(t, env(tag), tag, f.gw) },
+				otherRecip: func(t *testing.T) ([]byte, *testmime.Parts) { return f.encPackage(t, env(tag), tag, stranger) }}
 			c.parts(t)
 			return c
 		}
@@ -166,7 +167,7 @@ func TestEncryptedMTOMAgrees(t *testing.T) {
 				c := encCase{root: v.root, atts: v.atts, now: v.now}
 				c.parts(t)
 				if name == "0001" {
-					c.reEncrypt = func(t *testing.T) ([]byte, *memAtts) {
+					c.reEncrypt = func(t *testing.T) ([]byte, *testmime.Parts) {
 						w := readMTOMVector(t, set, "0000")
 						return w.root, w.atts
 					}
@@ -186,28 +187,28 @@ func TestEncryptedMTOMAgrees(t *testing.T) {
 		}{
 			{"ok/unchanged", func(*testing.T, *encCase) {}, metrics.LookupHit},
 			{"fail/tampered ciphertext", func(t *testing.T, c *encCase) {
-				ct := bytes.Clone(c.atts.parts[c.edCID].data)
+				ct := bytes.Clone(c.atts.ByID[c.edCID].Data)
 				ct[len(ct)/2] ^= 1
 				c.setPart(c.edCID, ct)
 			}, metrics.LookupHit},
 			{"fail/tampered GCM tag", func(t *testing.T, c *encCase) {
-				ct := bytes.Clone(c.atts.parts[c.edCID].data)
+				ct := bytes.Clone(c.atts.ByID[c.edCID].Data)
 				ct[len(ct)-1] ^= 1
 				c.setPart(c.edCID, ct)
 			}, metrics.LookupHit},
 			{"fail/tampered key", func(t *testing.T, c *encCase) {
-				ek := bytes.Clone(c.atts.parts[c.ekCID].data)
+				ek := bytes.Clone(c.atts.ByID[c.ekCID].Data)
 				ek[10] ^= 1
 				c.setPart(c.ekCID, ek)
 			}, metrics.LookupHit},
 			{"fail/truncated ciphertext", func(t *testing.T, c *encCase) {
-				c.setPart(c.edCID, c.atts.parts[c.edCID].data[:8])
+				c.setPart(c.edCID, c.atts.ByID[c.edCID].Data[:8])
 			}, metrics.LookupHit},
 			{"fail/empty ciphertext", func(t *testing.T, c *encCase) {
 				c.setPart(c.edCID, nil)
 			}, metrics.LookupHit},
 			{"fail/swapped part contents", func(t *testing.T, c *encCase) {
-				ek, ed := c.atts.parts[c.ekCID].data, c.atts.parts[c.edCID].data
+				ek, ed := c.atts.ByID[c.ekCID].Data, c.atts.ByID[c.edCID].Data
 				c.setPart(c.ekCID, ed)
 				c.setPart(c.edCID, ek)
 			}, metrics.LookupHit},
@@ -217,17 +218,17 @@ func TestEncryptedMTOMAgrees(t *testing.T) {
 				c.root = bytes.Replace(c.root, []byte("swap@x"), []byte(c.edCID), 1)
 			}, metrics.LookupHit},
 			{"fail/missing ciphertext part", func(t *testing.T, c *encCase) {
-				delete(c.atts.parts, c.edCID)
-				c.atts.order = removeString(c.atts.order, c.edCID)
+				delete(c.atts.ByID, c.edCID)
+				c.atts.Order = removeString(c.atts.Order, c.edCID)
 			}, metrics.LookupRejected},
 			{"fail/missing key part", func(t *testing.T, c *encCase) {
-				delete(c.atts.parts, c.ekCID)
-				c.atts.order = removeString(c.atts.order, c.ekCID)
+				delete(c.atts.ByID, c.ekCID)
+				c.atts.Order = removeString(c.atts.Order, c.ekCID)
 			}, metrics.LookupRejected},
 			{"fail/part used twice", func(t *testing.T, c *encCase) {
 				c.root = bytes.Replace(c.root, []byte(c.edCID), []byte(c.ekCID), 1)
-				delete(c.atts.parts, c.edCID)
-				c.atts.order = removeString(c.atts.order, c.edCID)
+				delete(c.atts.ByID, c.edCID)
+				c.atts.Order = removeString(c.atts.Order, c.edCID)
 			}, metrics.LookupRejected},
 			{"fail/part used twice, the other left over", func(t *testing.T, c *encCase) {
 				c.root = bytes.Replace(c.root, []byte(c.edCID), []byte(c.ekCID), 1)
@@ -236,18 +237,18 @@ func TestEncryptedMTOMAgrees(t *testing.T) {
 				c.big = c.edCID
 			}, metrics.LookupRejected},
 			{"fail/tampered token", func(t *testing.T, c *encCase) {
-				der := bytes.Clone(c.atts.parts[c.bstCID].data)
+				der := bytes.Clone(c.atts.ByID[c.bstCID].Data)
 				der[len(der)-40] ^= 1
 				c.setPart(c.bstCID, der)
 			}, metrics.LookupHit},
 			{"fail/token part over its bound", func(t *testing.T, c *encCase) {
-				c.setPart(c.bstCID, append(bytes.Clone(c.atts.parts[c.bstCID].data), make([]byte, wss.MaxTokenPart)...))
+				c.setPart(c.bstCID, append(bytes.Clone(c.atts.ByID[c.bstCID].Data), make([]byte, wss.MaxTokenPart)...))
 			}, metrics.LookupRejected},
 			{"fail/token part is the ciphertext's", func(t *testing.T, c *encCase) {
 				c.root = bytes.Replace(c.root, []byte("cid:"+c.bstCID), []byte("cid:"+c.edCID), 1)
 			}, metrics.LookupRejected},
 			{"fail/unreferenced part", func(t *testing.T, c *encCase) {
-				c.atts.add("extra@example.org", []byte("smuggled"))
+				c.atts.Add(testmime.NewPart("extra@example.org", "application/octet-stream", []byte("smuggled")))
 			}, metrics.LookupHit},
 			{"fail/href not cid:", func(t *testing.T, c *encCase) {
 				c.root = bytes.Replace(c.root, []byte("cid:"+c.edCID), []byte("http://example.org/"+c.edCID), 1)
@@ -259,7 +260,7 @@ func TestEncryptedMTOMAgrees(t *testing.T) {
 				root, atts := c.reEncrypt(t)
 				o := encCase{root: root, atts: atts}
 				o.parts(t)
-				c.setPart(c.ekCID, atts.parts[o.ekCID].data)
+				c.setPart(c.ekCID, atts.ByID[o.ekCID].Data)
 			}, metrics.LookupHit},
 			{"fail/wrong key: encrypted for another recipient", func(t *testing.T, c *encCase) {
 				if c.otherRecip == nil {
@@ -321,7 +322,7 @@ func TestEncryptedMTOMKeepsHeader(t *testing.T) {
 		c := encCase{root: root}
 		c.parts(t)
 		got, gout, gerr := verifyPackage(f.engine, f.policy, root, atts, f.now)
-		want, wout, werr := verifyPackage(f.dom, f.policy, root, atts.clone(), f.now)
+		want, wout, werr := verifyPackage(f.dom, f.policy, root, atts.Clone(), f.now)
 		require.NoError(t, werr)
 		require.NoError(t, gerr)
 		assert.Equal(t, wout, gout)
@@ -376,19 +377,19 @@ func TestEncryptedPackageMutationsAgree(t *testing.T) {
 	seed, atts := f.encPackage(t, envelope(false, 5, "seed"), "seed", f.gw)
 	hits := 0
 	for i := range 300 {
-		root, a := bytes.Clone(seed), atts.clone()
+		root, a := bytes.Clone(seed), atts.Clone()
 		if i%3 == 2 {
-			p := *a.parts[a.order[i%len(a.order)]]
-			p.data = bytes.Clone(p.data)
-			p.data[rng.IntN(len(p.data))] ^= byte(1 + rng.IntN(255))
-			a.parts[p.id] = &p
+			p := *a.ByID[a.Order[i%len(a.Order)]]
+			p.Data = bytes.Clone(p.Data)
+			p.Data[rng.IntN(len(p.Data))] ^= byte(1 + rng.IntN(255))
+			a.ByID[p.ID] = &p
 		} else {
 			for range 1 + i%4 {
 				root[rng.IntN(len(root))] = byte(rng.IntN(256))
 			}
 		}
 		got, gout, gerr := verifyPackage(f.engine, f.policy, root, a, f.now)
-		want, wout, werr := verifyPackage(f.dom, f.policy, root, a.clone(), f.now)
+		want, wout, werr := verifyPackage(f.dom, f.policy, root, a.Clone(), f.now)
 		if d := Compare(got, gerr, want, werr, f.policy); d != "" {
 			t.Fatalf("mutation %d: engines disagree: %s (template %v, DOM %v)", i, d, gerr, werr)
 		}
@@ -416,13 +417,13 @@ func FuzzEncryptedPackageEngines(f *testing.F) {
 	c := encCase{root: seed}
 	m := cipherInclude.FindAllSubmatch(seed, -1)
 	c.ekCID, c.edCID = string(m[0][1]), string(m[1][1])
-	f.Add(seed, atts.parts[c.ekCID].data, atts.parts[c.edCID].data)
+	f.Add(seed, atts.ByID[c.ekCID].Data, atts.ByID[c.edCID].Data)
 	f.Fuzz(func(t *testing.T, root, ek, ed []byte) {
-		a := atts.clone()
-		a.parts[c.ekCID] = &memPart{id: c.ekCID, h: a.parts[c.ekCID].h, data: ek}
-		a.parts[c.edCID] = &memPart{id: c.edCID, h: a.parts[c.edCID].h, data: ed}
+		a := atts.Clone()
+		a.ByID[c.ekCID] = &testmime.Part{ID: c.ekCID, Head: a.ByID[c.ekCID].Head, Data: ek}
+		a.ByID[c.edCID] = &testmime.Part{ID: c.edCID, Head: a.ByID[c.edCID].Head, Data: ed}
 		got, gout, gerr := verifyPackage(fx.engine, fx.policy, root, a, fx.now)
-		want, wout, werr := verifyPackage(fx.dom, fx.policy, root, a.clone(), fx.now)
+		want, wout, werr := verifyPackage(fx.dom, fx.policy, root, a.Clone(), fx.now)
 		if d := Compare(got, gerr, want, werr, fx.policy); d != "" {
 			t.Fatalf("engines disagree: %s (template %v, DOM %v)", d, gerr, werr)
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net/textproto"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/signer"
+	"github.com/wssgw/wssgw/internal/testmime"
 )
 
 const xopInclude = `<xop:Include xmlns:xop="http://www.w3.org/2004/08/xop/include" href="cid:`
@@ -25,9 +25,9 @@ const xopInclude = `<xop:Include xmlns:xop="http://www.w3.org/2004/08/xop/includ
 // §3.2), with the key in a BinarySecurityToken.
 // An id in the payload (exact) keeps the Body exact: its template matches
 // the payload as fragments and slots, and its xop:Includes are cid slots.
-func (f *fixture) mtomPackage(t testing.TB, items int, parts [][]byte, tag string, at time.Time, exact bool) ([]byte, *memAtts) {
+func (f *fixture) mtomPackage(t testing.TB, items int, parts [][]byte, tag string, at time.Time, exact bool) ([]byte, *testmime.Parts) {
 	t.Helper()
-	atts := &memAtts{parts: map[string]*memPart{}}
+	atts := testmime.New()
 	var b strings.Builder
 	b.WriteString(`<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Header/><soap:Body><m:Upload xmlns:m="urn:example:uploads"`)
 	if exact {
@@ -39,7 +39,7 @@ func (f *fixture) mtomPackage(t testing.TB, items int, parts [][]byte, tag strin
 	}
 	for k, p := range parts {
 		cid := fmt.Sprintf("%s-%d@example.org", tag, k)
-		atts.add(cid, p)
+		atts.Add(testmime.NewPart(cid, "application/octet-stream", p))
 		fmt.Fprintf(&b, `<m:Doc n="%d">%s%s"/></m:Doc>`, k, xopInclude, cid)
 	}
 	b.WriteString(`</m:Upload></soap:Body></soap:Envelope>`)
@@ -47,11 +47,11 @@ func (f *fixture) mtomPackage(t testing.TB, items int, parts [][]byte, tag strin
 		o.SignHeaders = nil
 		o.Gate = nil
 		o.XOP = func(cid string) (io.ReadCloser, bool, error) {
-			p, ok := atts.parts[cid]
+			p, ok := atts.ByID[cid]
 			if !ok {
 				return nil, false, nil
 			}
-			return io.NopCloser(bytes.NewReader(p.data)), true, nil
+			return io.NopCloser(bytes.NewReader(p.Data)), true, nil
 		}
 	})
 	return root, atts
@@ -90,30 +90,30 @@ func TestMTOMGenericBody(t *testing.T) {
 		name   string
 		items  int
 		sizes  []int
-		change func(root []byte, atts *memAtts) []byte
+		change func(root []byte, atts *testmime.Parts) []byte
 		accept bool
 	}{
 		{"ok/other payload, one part", 7, []int{10}, nil, true},
 		{"ok/no part", 0, nil, nil, true},
 		{"ok/three parts", 2, []int{1, 70000, 77}, nil, true},
 		{"ok/empty part", 1, []int{0}, nil, true},
-		{"fail/part changed after signing", 2, []int{500, 600}, func(root []byte, atts *memAtts) []byte {
-			p := atts.parts[atts.order[1]]
-			p.data = bytes.Clone(p.data)
-			p.data[100] ^= 0x40
+		{"fail/part changed after signing", 2, []int{500, 600}, func(root []byte, atts *testmime.Parts) []byte {
+			p := atts.ByID[atts.Order[1]]
+			p.Data = bytes.Clone(p.Data)
+			p.Data[100] ^= 0x40
 			return root
 		}, false},
-		{"fail/part named twice", 1, []int{500, 600}, func(root []byte, atts *memAtts) []byte {
-			return bytes.Replace(root, []byte(atts.order[1]), []byte(atts.order[0]), 1)
+		{"fail/part named twice", 1, []int{500, 600}, func(root []byte, atts *testmime.Parts) []byte {
+			return bytes.Replace(root, []byte(atts.Order[1]), []byte(atts.Order[0]), 1)
 		}, false},
-		{"fail/unreferenced part", 1, []int{500}, func(root []byte, atts *memAtts) []byte {
-			atts.add("extra@example.org", []byte("smuggled"))
+		{"fail/unreferenced part", 1, []int{500}, func(root []byte, atts *testmime.Parts) []byte {
+			atts.Add(testmime.NewPart("extra@example.org", "application/octet-stream", []byte("smuggled")))
 			return root
 		}, false},
-		{"fail/include not alone", 1, []int{500}, func(root []byte, atts *memAtts) []byte {
+		{"fail/include not alone", 1, []int{500}, func(root []byte, atts *testmime.Parts) []byte {
 			return bytes.Replace(root, []byte(`<m:Doc n="0">`), []byte(`<m:Doc n="0"> `), 1)
 		}, false},
-		{"fail/href not cid:", 1, []int{500}, func(root []byte, atts *memAtts) []byte {
+		{"fail/href not cid:", 1, []int{500}, func(root []byte, atts *testmime.Parts) []byte {
 			return bytes.Replace(root, []byte(`href="cid:`), []byte(`href="file:`), 1)
 		}, false},
 	} {
@@ -124,7 +124,7 @@ func TestMTOMGenericBody(t *testing.T) {
 				root = c.change(root, atts)
 			}
 			got, gout, gerr := verifyPackage(f.engine, f.policy, root, atts, f.now)
-			want, wout, werr := verifyPackage(f.dom, f.policy, root, atts.clone(), f.now)
+			want, wout, werr := verifyPackage(f.dom, f.policy, root, atts.Clone(), f.now)
 			assert.Equal(t, werr == nil, gerr == nil, "verdicts: template %v, DOM %v", gerr, werr)
 			assert.Equal(t, c.accept, gerr == nil, "template: %v", gerr)
 			assert.Equal(t, wout, gout, "forwarded root")
@@ -153,12 +153,12 @@ func TestMTOMExactBody(t *testing.T) {
 	for k, tamper := range []bool{false, true} {
 		root, atts := f.mtomPackage(t, 2, randomParts(rng, 100, 7000), fmt.Sprintf("m%d", k), f.now.Add(time.Second), true)
 		if tamper {
-			p := atts.parts[atts.order[1]]
-			p.data = bytes.Clone(p.data)
-			p.data[10] ^= 1
+			p := atts.ByID[atts.Order[1]]
+			p.Data = bytes.Clone(p.Data)
+			p.Data[10] ^= 1
 		}
 		got, gout, gerr := verifyPackage(f.engine, f.policy, root, atts, f.now)
-		want, wout, werr := verifyPackage(f.dom, f.policy, root, atts.clone(), f.now)
+		want, wout, werr := verifyPackage(f.dom, f.policy, root, atts.Clone(), f.now)
 		assert.Equal(t, metrics.LookupHit, got.Lookup)
 		assert.Equal(t, !tamper, gerr == nil, "template: %v", gerr)
 		assert.Equal(t, werr == nil, gerr == nil, "verdicts: template %v, DOM %v", gerr, werr)
@@ -170,9 +170,9 @@ func TestMTOMExactBody(t *testing.T) {
 // swaPackage signs an envelope with one SwA Reference per part
 // (Attachment-Content-Signature-Transform, WSS SwA Profile 1.1 §5.2), the
 // parts alternately binary and text.
-func (f *fixture) swaPackage(t testing.TB, items int, parts [][]byte, tag string, at time.Time) ([]byte, *memAtts) {
+func (f *fixture) swaPackage(t testing.TB, items int, parts [][]byte, tag string, at time.Time) ([]byte, *testmime.Parts) {
 	t.Helper()
-	atts := &memAtts{parts: map[string]*memPart{}}
+	atts := testmime.New()
 	var b strings.Builder
 	b.WriteString(`<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Header/><soap:Body><m:Upload xmlns:m="urn:example:uploads">`)
 	for i := range items {
@@ -186,10 +186,9 @@ func (f *fixture) swaPackage(t testing.TB, items int, parts [][]byte, tag string
 		if k%2 == 1 {
 			ct = "text/plain"
 		}
-		atts.order = append(atts.order, cid)
-		part := &memPart{id: cid, h: textproto.MIMEHeader{"Content-Type": {ct}, "Content-Id": {"<" + cid + ">"}}, data: p}
-		atts.parts[cid] = part
-		refs = append(refs, signer.SwAPart{ContentID: cid, Header: part.h, Open: part.Open})
+		part := testmime.NewPart(cid, ct, p)
+		atts.Add(part)
+		refs = append(refs, signer.SwAPart{ContentID: cid, Header: part.Head, Open: part.Open})
 	}
 	root := f.sign(t, []byte(b.String()), f.rsa, signer.RefBST, at, func(o *signer.Options) {
 		o.SignHeaders = nil
@@ -215,28 +214,28 @@ func TestSwAHits(t *testing.T) {
 	pastShadow(t, f.engine, f.policy, first, atts, f.now)
 	for k, c := range []struct {
 		name   string
-		change func(root []byte, atts *memAtts) []byte
+		change func(root []byte, atts *testmime.Parts) []byte
 		accept bool
 		lookup string
 	}{
 		{"ok/other payload and parts", nil, true, metrics.LookupHit},
-		{"fail/part changed after signing", func(root []byte, atts *memAtts) []byte {
-			p := atts.parts[atts.order[0]]
-			p.data = bytes.Clone(p.data)
-			p.data[7] ^= 1
+		{"fail/part changed after signing", func(root []byte, atts *testmime.Parts) []byte {
+			p := atts.ByID[atts.Order[0]]
+			p.Data = bytes.Clone(p.Data)
+			p.Data[7] ^= 1
 			return root
 		}, false, metrics.LookupHit},
-		{"fail/unreferenced part", func(root []byte, atts *memAtts) []byte {
-			atts.add("extra@example.org", []byte("smuggled"))
+		{"fail/unreferenced part", func(root []byte, atts *testmime.Parts) []byte {
+			atts.Add(testmime.NewPart("extra@example.org", "application/octet-stream", []byte("smuggled")))
 			return root
 		}, false, metrics.LookupHit},
-		{"fail/part named twice", func(root []byte, atts *memAtts) []byte {
-			return bytes.Replace(root, []byte(atts.order[1]), []byte(atts.order[0]), 1)
+		{"fail/part named twice", func(root []byte, atts *testmime.Parts) []byte {
+			return bytes.Replace(root, []byte(atts.Order[1]), []byte(atts.Order[0]), 1)
 		}, false, metrics.LookupRejected},
-		{"fail/reference to no part", func(root []byte, atts *memAtts) []byte {
-			return bytes.Replace(root, []byte(atts.order[1]), []byte("missing@example.org"), 1)
+		{"fail/reference to no part", func(root []byte, atts *testmime.Parts) []byte {
+			return bytes.Replace(root, []byte(atts.Order[1]), []byte("missing@example.org"), 1)
 		}, false, metrics.LookupRejected},
-		{"fail/not a cid: URI", func(root []byte, atts *memAtts) []byte {
+		{"fail/not a cid: URI", func(root []byte, atts *testmime.Parts) []byte {
 			return bytes.Replace(root, []byte(`URI="cid:`), []byte(`URI="file:`), 1)
 		}, false, ""},
 	} {
@@ -247,7 +246,7 @@ func TestSwAHits(t *testing.T) {
 				root = c.change(root, atts)
 			}
 			got, gout, gerr := verifyPackage(f.engine, f.policy, root, atts, f.now)
-			want, wout, werr := verifyPackage(f.dom, f.policy, root, atts.clone(), f.now)
+			want, wout, werr := verifyPackage(f.dom, f.policy, root, atts.Clone(), f.now)
 			assert.Equal(t, werr == nil, gerr == nil, "verdicts: template %v, DOM %v", gerr, werr)
 			assert.Equal(t, c.accept, gerr == nil, "template: %v", gerr)
 			assert.Equal(t, wout, gout, "forwarded root")
@@ -271,7 +270,7 @@ func TestPackageMutationsAgree(t *testing.T) {
 	f := newFixture(t, nil, testOptions())
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, swaRefs := range []bool{false, true} {
-		mk := func(tag string, at time.Time) ([]byte, *memAtts) {
+		mk := func(tag string, at time.Time) ([]byte, *testmime.Parts) {
 			if swaRefs {
 				return f.swaPackage(t, 2, randomParts(rng, 200, 30), tag, at)
 			}
@@ -284,19 +283,19 @@ func TestPackageMutationsAgree(t *testing.T) {
 		seed, atts := mk("seed", f.now.Add(time.Second))
 		hits := 0
 		for i := range 300 {
-			root, a := bytes.Clone(seed), atts.clone()
+			root, a := bytes.Clone(seed), atts.Clone()
 			if i%3 == 2 {
-				p := *a.parts[a.order[i%2]]
-				p.data = bytes.Clone(p.data)
-				p.data[rng.IntN(len(p.data))] ^= byte(1 + rng.IntN(255))
-				a.parts[p.id] = &p
+				p := *a.ByID[a.Order[i%2]]
+				p.Data = bytes.Clone(p.Data)
+				p.Data[rng.IntN(len(p.Data))] ^= byte(1 + rng.IntN(255))
+				a.ByID[p.ID] = &p
 			} else {
 				for range 1 + i%4 {
 					root[rng.IntN(len(root))] = byte(rng.IntN(256))
 				}
 			}
 			got, gout, gerr := verifyPackage(f.engine, f.policy, root, a, f.now)
-			want, wout, werr := verifyPackage(f.dom, f.policy, root, a.clone(), f.now)
+			want, wout, werr := verifyPackage(f.dom, f.policy, root, a.Clone(), f.now)
 			if d := Compare(got, gerr, want, werr, f.policy); d != "" {
 				t.Fatalf("swa=%v mutation %d: engines disagree: %s (template %v, DOM %v)", swaRefs, i, d, gerr, werr)
 			}
@@ -319,9 +318,9 @@ func FuzzPackageEngines(f *testing.F) {
 	fx := newFixture(f, nil, testOptions())
 	rng := rand.New(rand.NewPCG(11, 12))
 	parts := randomParts(rng, 300, 40)
-	pkgs := map[bool]*memAtts{}
+	pkgs := map[bool]*testmime.Parts{}
 	for _, swaRefs := range []bool{false, true} {
-		mk := func(tag string) ([]byte, *memAtts) {
+		mk := func(tag string) ([]byte, *testmime.Parts) {
 			if swaRefs {
 				return fx.swaPackage(f, 2, parts, tag, fx.now)
 			}
@@ -337,12 +336,12 @@ func FuzzPackageEngines(f *testing.F) {
 		f.Add(swaRefs, seed, parts[0])
 	}
 	f.Fuzz(func(t *testing.T, swaRefs bool, root, part0 []byte) {
-		atts := pkgs[swaRefs].clone()
-		p := *atts.parts[atts.order[0]]
-		p.data = part0
-		atts.parts[p.id] = &p
+		atts := pkgs[swaRefs].Clone()
+		p := *atts.ByID[atts.Order[0]]
+		p.Data = part0
+		atts.ByID[p.ID] = &p
 		got, gout, gerr := verifyPackage(fx.engine, fx.policy, root, atts, fx.now)
-		want, wout, werr := verifyPackage(fx.dom, fx.policy, root, atts.clone(), fx.now)
+		want, wout, werr := verifyPackage(fx.dom, fx.policy, root, atts.Clone(), fx.now)
 		if d := Compare(got, gerr, want, werr, fx.policy); d != "" {
 			t.Fatalf("engines disagree: %s (template %v, DOM %v)", d, gerr, werr)
 		}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"net/textproto"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,64 +19,16 @@ import (
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/mime"
 	"github.com/wssgw/wssgw/internal/reload"
+	"github.com/wssgw/wssgw/internal/testmime"
 	"github.com/wssgw/wssgw/internal/testvectors"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
-// memPart is an in-memory wss.Attachment.
-type memPart struct {
-	id   string
-	h    textproto.MIMEHeader
-	data []byte
-}
-
-func (p *memPart) ContentID() string            { return p.id }
-func (p *memPart) ContentType() string          { return p.h.Get("Content-Type") }
-func (p *memPart) Header() textproto.MIMEHeader { return p.h }
-func (p *memPart) Size() int64                  { return int64(len(p.data)) }
-func (p *memPart) Open() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(p.data)), nil }
-
-// memAtts is an in-memory wss.Attachments, which a test can change.
-type memAtts struct {
-	order []string
-	parts map[string]*memPart
-}
-
-func (a *memAtts) IDs() []string { return a.order }
-
-func (a *memAtts) Attachment(cid string) (wss.Attachment, bool) {
-	p, ok := a.parts[cid]
-	return p, ok
-}
-
-func (a *memAtts) Replace(cid string, h textproto.MIMEHeader, r io.Reader) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	a.parts[cid] = &memPart{id: cid, h: h, data: data}
-	return nil
-}
-
-func (a *memAtts) add(id string, data []byte) {
-	a.order = append(a.order, id)
-	a.parts[id] = &memPart{id: id, h: textproto.MIMEHeader{"Content-Type": {"application/octet-stream"}}, data: data}
-}
-
-// clone copies the parts' list (the contents are shared until replaced).
-func (a *memAtts) clone() *memAtts {
-	c := &memAtts{order: append([]string(nil), a.order...), parts: map[string]*memPart{}}
-	for k, v := range a.parts {
-		c.parts[k] = v
-	}
-	return c
-}
-
 // mtomVector is one WSS4J-made MTOM package: its root, parts and clock.
 type mtomVector struct {
 	root []byte
-	atts *memAtts
+	atts *testmime.Parts
 	now  time.Time
 }
 
@@ -92,16 +42,9 @@ func readMTOMVector(t testing.TB, set, name string) mtomVector {
 	pkg, err := mime.Read(context.Background(), bytes.NewReader(raw), strings.TrimSpace(string(ctype)), mime.DefaultLimits())
 	require.NoError(t, err)
 	defer pkg.Close()
-	v := mtomVector{root: bytes.Clone(pkg.RootBytes), atts: &memAtts{parts: map[string]*memPart{}}}
-	for _, p := range pkg.Attachments {
-		r, err := p.Open()
-		require.NoError(t, err)
-		data, err := io.ReadAll(r)
-		r.Close()
-		require.NoError(t, err)
-		v.atts.order = append(v.atts.order, p.ContentID())
-		v.atts.parts[p.ContentID()] = &memPart{id: p.ContentID(), h: p.Header(), data: data}
-	}
+	atts, err := testmime.FromPackage(pkg)
+	require.NoError(t, err)
+	v := mtomVector{root: bytes.Clone(pkg.RootBytes), atts: atts}
 	m := vectorCreated.FindSubmatch(v.root)
 	require.NotNil(t, m)
 	created, err := time.Parse(time.RFC3339Nano, string(m[1]))
@@ -170,7 +113,7 @@ func TestWSS4JMTOMHits(t *testing.T) {
 			for k, name := range []string{"0000", "0001"} {
 				v := readMTOMVector(t, c.set, name)
 				got, gout, gerr := verifyPackage(e, pol, v.root, v.atts, v.now)
-				want, wout, werr := verifyPackage(d, pol, v.root, v.atts.clone(), v.now)
+				want, wout, werr := verifyPackage(d, pol, v.root, v.atts.Clone(), v.now)
 				require.NoError(t, werr)
 				require.NoError(t, gerr)
 				assert.Equal(t, wout, gout, "forwarded root")
@@ -226,20 +169,20 @@ func TestMTOMHitRejections(t *testing.T) {
 		{"ok/unchanged", func(*testing.T, *mtomVector) {}, metrics.LookupHit},
 		{"fail/tampered attachment", func(t *testing.T, v *mtomVector) {
 			cid := string(photoHref.FindSubmatch(v.root)[1])
-			p := *v.atts.parts[cid]
-			p.data = bytes.Clone(p.data)
-			p.data[len(p.data)-10] ^= 1
-			v.atts.parts[cid] = &p
+			p := *v.atts.ByID[cid]
+			p.Data = bytes.Clone(p.Data)
+			p.Data[len(p.Data)-10] ^= 1
+			v.atts.ByID[cid] = &p
 		}, metrics.LookupHit},
 		{"fail/tampered certificate", func(t *testing.T, v *mtomVector) {
 			cid := string(bstHref.FindSubmatch(v.root)[2])
-			p := *v.atts.parts[cid]
-			p.data = bytes.Clone(p.data)
-			p.data[len(p.data)-300] ^= 1
-			v.atts.parts[cid] = &p
+			p := *v.atts.ByID[cid]
+			p.Data = bytes.Clone(p.Data)
+			p.Data[len(p.Data)-300] ^= 1
+			v.atts.ByID[cid] = &p
 		}, metrics.LookupHit},
 		{"fail/unreferenced part", func(t *testing.T, v *mtomVector) {
-			v.atts.add("extra@example.org", []byte("smuggled"))
+			v.atts.Add(testmime.NewPart("extra@example.org", "application/octet-stream", []byte("smuggled")))
 		}, metrics.LookupHit},
 		{"fail/part referenced twice", func(t *testing.T, v *mtomVector) {
 			cid := photoHref.FindSubmatch(v.root)[1]
@@ -269,7 +212,7 @@ func TestMTOMHitRejections(t *testing.T) {
 			v := readMTOMVector(t, set, "0001")
 			c.change(t, &v)
 			got, gout, gerr := verifyPackage(e, pol, v.root, v.atts, v.now)
-			_, wout, werr := verifyPackage(d, pol, v.root, v.atts.clone(), v.now)
+			_, wout, werr := verifyPackage(d, pol, v.root, v.atts.Clone(), v.now)
 			assert.Equal(t, werr == nil, gerr == nil, "verdicts: template %v, DOM %v", gerr, werr)
 			assert.Equal(t, wout, gout)
 			if strings.HasPrefix(c.name, "fail/") {

@@ -5,8 +5,6 @@ package testpki
 
 import (
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha1"
@@ -51,7 +49,7 @@ func (l *Leaf) TLS(t testing.TB) tls.Certificate {
 // NewCA makes a self-signed ECDSA P-256 CA valid for a day.
 func NewCA(t testing.TB, name string) *CA {
 	t.Helper()
-	key := newKey(t)
+	key := ECKey(t)
 	tmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
 		Subject:               pkix.Name{CommonName: name},
@@ -73,7 +71,7 @@ func NewCA(t testing.TB, name string) *CA {
 // tests can build chains root → intermediate → leaf. Its key is ECDSA P-256.
 func (ca *CA) Intermediate(t testing.TB, name string) *CA {
 	t.Helper()
-	key := newKey(t)
+	key := ECKey(t)
 	ca.serial++
 	tmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(ca.serial),
@@ -114,7 +112,7 @@ func (ca *CA) Pool() *x509.CertPool {
 // localhost and name) and client, and writes it to dir.
 func (ca *CA) Issue(t testing.TB, dir, name string) *Leaf {
 	t.Helper()
-	return ca.issue(t, dir, name, newKey(t))
+	return ca.issue(t, dir, name, ECKey(t))
 }
 
 // IssueRSA is Issue with an RSA-2048 key that may also encrypt (key
@@ -182,14 +180,6 @@ func (ca *CA) issue(t testing.TB, dir, name string, key crypto.Signer) *Leaf {
 	write(t, l.CertFile, pemBlock("CERTIFICATE", der))
 	write(t, l.KeyFile, pemBlock("PRIVATE KEY", kder))
 	return l
-}
-
-func newKey(t testing.TB) *ecdsa.PrivateKey {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key
 }
 
 func pemBlock(typ string, der []byte) []byte {

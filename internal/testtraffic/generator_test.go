@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -145,6 +146,18 @@ func TestVarietyCovers(t *testing.T) {
 			if forms[name].Match(m.Plain) {
 				t.Fatalf("the default mix has %s: bench/templates's figures would move", name)
 			}
+		}
+	}
+}
+
+func TestLargeEnvelope(t *testing.T) {
+	for _, size := range []int{1 << 10, 1 << 20} {
+		b := LargeEnvelope(size)
+		if len(b) < size-300 || len(b) > size+300 {
+			t.Fatalf("LargeEnvelope(%d) is %d bytes", size, len(b))
+		}
+		if !strings.HasSuffix(string(b), "</soapenv:Envelope>") || strings.Count(string(b), "<m:item ") < size/300 {
+			t.Fatalf("LargeEnvelope(%d): not records in an envelope", size)
 		}
 	}
 }

@@ -74,7 +74,7 @@ func Find(rel string) (string, error) {
 // setDir returns the directory of the named set: testdata/<set> in the
 // repository, else shared/vectors/<set> beside it.
 func setDir(set string) (string, error) {
-	root, err := repoRoot()
+	root, err := RepoRoot()
 	if err != nil {
 		return "", err
 	}
@@ -90,9 +90,10 @@ func setDir(set string) (string, error) {
 	return "", fmt.Errorf("%w: %s (looked in %s)", ErrAbsent, set, strings.Join(candidates, ", "))
 }
 
-// repoRoot returns the module root: the nearest directory at or above the
-// working directory (a test's package directory) holding go.mod.
-func repoRoot() (string, error) {
+// RepoRoot returns the module root: the nearest directory at or above the
+// working directory (a test's package directory) holding go.mod. Vector
+// sets and the interop peers (internal/testpeer) are found from it.
+func RepoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", fmt.Errorf("testvectors: %w", err)

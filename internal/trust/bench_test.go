@@ -3,34 +3,36 @@ package trust
 import (
 	"crypto/x509"
 	"testing"
+
+	"github.com/wssgw/wssgw/internal/testpki"
 )
 
 func benchStore(b *testing.B) (*Store, *x509.Certificate, *x509.Certificate) {
 	dir := b.TempDir()
-	root := newCA(b, "Root", nil)
-	inter := newCA(b, "Inter", root)
-	leaf, _ := inter.issue(b, "leaf", rsaKey(b, 2048))
+	root := testpki.NewIssuer(b, "Root", nil)
+	inter := testpki.NewIssuer(b, "Inter", root)
+	leaf, _ := inter.Issue(b, "leaf", testpki.RSAKey(b, 2048))
 	s, err := NewStore(Options{
-		CAFiles:  []string{writeFile(b, dir, "root.crt", certsPEM(root.cert))},
-		CRLFiles: []string{writeFile(b, dir, "root.crl", root.crl(b, t0.Add(24*60*60*1e9)))},
+		CAFiles:  []string{testpki.WriteFile(b, dir, "root.crt", testpki.CertsPEM(root.Cert))},
+		CRLFiles: []string{testpki.WriteFile(b, dir, "root.crl", root.CRL(b, testpki.T0.Add(24*60*60*1e9)))},
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return s, leaf, inter.cert
+	return s, leaf, inter.Cert
 }
 
 // BenchmarkVerifyCached is the template fast path: the decision is in the cache.
 func BenchmarkVerifyCached(b *testing.B) {
 	s, leaf, inter := benchStore(b)
 	in := []*x509.Certificate{inter}
-	if _, err := s.Verify(leaf, in, t0, PurposeSigning); err != nil {
+	if _, err := s.Verify(leaf, in, testpki.T0, PurposeSigning); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := s.Verify(leaf, in, t0, PurposeSigning); err != nil {
+		if _, err := s.Verify(leaf, in, testpki.T0, PurposeSigning); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -43,7 +45,7 @@ func BenchmarkVerifyUncached(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, _, err := s.verify(leaf, in, t0, PurposeSigning); err != nil {
+		if _, _, err := s.verify(leaf, in, testpki.T0, PurposeSigning); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -9,21 +9,23 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/testpki"
 )
 
 func TestIndex(t *testing.T) {
 	dir := t.TempDir()
-	ca := newCA(t, "Test CA", nil, withSubject(pkix.Name{CommonName: "Test CA", Organization: []string{"Acme, Inc."}, Country: []string{"DE"}}))
-	noSKI, _ := ca.issue(t, "no-ski", nil)
-	withExt, _ := ca.issue(t, "with-ski", nil, withSKI([]byte{0xde, 0xad, 0xbe, 0xef}))
-	pinned, _ := selfSigned(t, "pinned")
+	ca := testpki.NewIssuer(t, "Test CA", nil, withSubject(pkix.Name{CommonName: "Test CA", Organization: []string{"Acme, Inc."}, Country: []string{"DE"}}))
+	noSKI, _ := ca.Issue(t, "no-ski", nil)
+	withExt, _ := ca.Issue(t, "with-ski", nil, withSKI([]byte{0xde, 0xad, 0xbe, 0xef}))
+	pinned, _ := testpki.SelfSigned(t, "pinned")
 	require.Empty(t, noSKI.SubjectKeyId)
-	require.NotEmpty(t, ca.cert.SubjectKeyId, "Go generates the SKI of CA certificates")
+	require.NotEmpty(t, ca.Cert.SubjectKeyId, "Go generates the SKI of CA certificates")
 
 	s, err := NewStore(Options{
-		CAFiles:         []string{writeFile(t, dir, "ca.crt", certsPEM(ca.cert))},
-		PinnedCertFiles: []string{writeFile(t, dir, "pin.crt", certsPEM(pinned))},
-		KnownCertFiles:  []string{writeFile(t, dir, "known.crt", certsPEM(noSKI, withExt, ca.cert))},
+		CAFiles:         []string{testpki.WriteFile(t, dir, "ca.crt", testpki.CertsPEM(ca.Cert))},
+		PinnedCertFiles: []string{testpki.WriteFile(t, dir, "pin.crt", testpki.CertsPEM(pinned))},
+		KnownCertFiles:  []string{testpki.WriteFile(t, dir, "known.crt", testpki.CertsPEM(noSKI, withExt, ca.Cert))},
 	})
 	require.NoError(t, err)
 	ix := s.Index()
@@ -75,7 +77,7 @@ func TestIndex(t *testing.T) {
 		{"ok/extension-value", []byte{0xde, 0xad, 0xbe, 0xef}, withExt},
 		{"ok/computed-without-extension", computed, noSKI},
 		{"ok/computed-when-extension-differs", withExtComputed, withExt},
-		{"ok/ca-extension", ca.cert.SubjectKeyId, ca.cert},
+		{"ok/ca-extension", ca.Cert.SubjectKeyId, ca.Cert},
 		{"fail/unknown", []byte{1, 2, 3}, nil},
 	}
 	for _, tc := range ski {
@@ -97,7 +99,7 @@ func TestIndex(t *testing.T) {
 		assert.True(t, c.Equal(withExt))
 	})
 	t.Run("thumbprint/fail/unknown-and-short", func(t *testing.T) {
-		other, _ := selfSigned(t, "other")
+		other, _ := testpki.SelfSigned(t, "other")
 		tp := sha1.Sum(other.Raw)
 		_, err := ix.ByThumbprintSHA1(tp[:])
 		require.ErrorIs(t, err, ErrNotFound)
@@ -107,7 +109,7 @@ func TestIndex(t *testing.T) {
 	t.Run("found-is-not-trusted", func(t *testing.T) {
 		// The index holds the CA-issued leaf; it verifies. A known but
 		// foreign certificate would be found and then rejected by Verify.
-		_, err := s.Verify(noSKI, nil, t0, PurposeSigning)
+		_, err := s.Verify(noSKI, nil, testpki.T0, PurposeSigning)
 		require.NoError(t, err)
 	})
 }

@@ -20,6 +20,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/ocsp"
+
+	"github.com/wssgw/wssgw/internal/testpki"
 )
 
 // ocspResponder is a real `openssl ocsp` responder over an index.txt CA
@@ -65,11 +67,11 @@ func indexLine(c *x509.Certificate, revokedAt time.Time) string {
 
 // startResponder runs `openssl ocsp` for ca on addr, answering from the
 // index with a NextUpdate one minute ahead, until the test ends or stop.
-func startResponder(t *testing.T, openssl, addr string, ca *tca, index string) *ocspResponder {
+func startResponder(t *testing.T, openssl, addr string, ca *testpki.Issuer, index string) *ocspResponder {
 	dir := t.TempDir()
-	caFile := writeFile(t, dir, "ca.pem", certsPEM(ca.cert))
-	keyFile := writeFile(t, dir, "ca.key", pkcs8PEM(t, ca.key))
-	idx := writeFile(t, dir, "index.txt", []byte(index))
+	caFile := testpki.WriteFile(t, dir, "ca.pem", testpki.CertsPEM(ca.Cert))
+	keyFile := testpki.WriteFile(t, dir, "ca.Key", testpki.PKCS8PEM(t, ca.Key))
+	idx := testpki.WriteFile(t, dir, "index.txt", []byte(index))
 	_, port, _ := net.SplitHostPort(addr)
 	cmd := exec.Command(openssl, "ocsp", "-index", idx, "-port", port,
 		"-CA", caFile, "-rsigner", caFile, "-rkey", keyFile, "-nmin", "1", "-ignore_err")
@@ -119,7 +121,7 @@ func (r *ocspResponder) stop() {
 }
 
 type ocspFixture struct {
-	root                      *tca
+	root                      *testpki.Issuer
 	resp                      *ocspResponder
 	good, revoked, notInIndex *x509.Certificate
 	rootFile                  string
@@ -131,12 +133,12 @@ type ocspFixture struct {
 func newOCSPFixture(t *testing.T) *ocspFixture {
 	openssl := needOpenSSL(t)
 	addr := freeAddr(t)
-	f := &ocspFixture{root: newCA(t, "OCSP Root", nil)}
+	f := &ocspFixture{root: testpki.NewIssuer(t, "OCSP Root", nil)}
 	aia := func(c *x509.Certificate) { c.OCSPServer = []string{"http://" + addr} }
-	f.good, _ = f.root.issue(t, "good", nil, aia)
-	f.revoked, _ = f.root.issue(t, "revoked", nil, aia)
-	f.notInIndex, _ = f.root.issue(t, "stranger", nil, aia)
-	f.rootFile = writeFile(t, t.TempDir(), "root.crt", certsPEM(f.root.cert))
+	f.good, _ = f.root.Issue(t, "good", nil, aia)
+	f.revoked, _ = f.root.Issue(t, "revoked", nil, aia)
+	f.notInIndex, _ = f.root.Issue(t, "stranger", nil, aia)
+	f.rootFile = testpki.WriteFile(t, t.TempDir(), "root.crt", testpki.CertsPEM(f.root.Cert))
 	index := indexLine(f.good, time.Time{}) + indexLine(f.revoked, time.Now().Add(-time.Hour))
 	f.resp = startResponder(t, openssl, addr, f.root, index)
 	return f
@@ -182,12 +184,12 @@ func TestOCSPAgainstOpenSSL(t *testing.T) {
 			s := f.store(t, c)
 			// The first verification only registers the leaf: the cache is
 			// cold, so the status is unknown.
-			_, err := s.Verify(tt.leaf, nil, t0, PurposeSigning)
+			_, err := s.Verify(tt.leaf, nil, testpki.T0, PurposeSigning)
 			if c.opts.RejectUnknown {
 				require.ErrorIs(t, err, ErrOCSP, "cold cache")
 			}
 			c.FetchDue(ctx)
-			_, err = s.Verify(tt.leaf, nil, t0, PurposeSigning)
+			_, err = s.Verify(tt.leaf, nil, testpki.T0, PurposeSigning)
 			if tt.err != nil {
 				require.ErrorIs(t, err, tt.err)
 				return
@@ -214,7 +216,7 @@ func TestOCSPColdCache(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := f.store(t, f.checker(t, func(o *OCSPOptions) { o.RejectUnknown = tt.rejectUnknown }))
-			_, err := s.Verify(f.good, nil, t0, PurposeSigning)
+			_, err := s.Verify(f.good, nil, testpki.T0, PurposeSigning)
 			if tt.err != nil {
 				require.ErrorIs(t, err, tt.err)
 				return
@@ -232,23 +234,23 @@ func TestOCSPStale(t *testing.T) {
 	strict := f.store(t, f.checker(t, nil))
 	lenient := f.store(t, f.checker(t, func(o *OCSPOptions) { o.RejectStale = false }))
 	for _, s := range []*Store{strict, lenient} {
-		s.opts.OCSP.Watch(f.good, f.root.cert, true)
+		s.opts.OCSP.Watch(f.good, f.root.Cert, true)
 		s.opts.OCSP.FetchDue(ctx)
-		_, err := s.Verify(f.good, nil, t0, PurposeSigning)
+		_, err := s.Verify(f.good, nil, testpki.T0, PurposeSigning)
 		require.NoError(t, err)
 	}
 	f.resp.stop()
 	f.now.Store(int64(90 * time.Second)) // past NextUpdate, inside maxStaleness
 	for _, s := range []*Store{strict, lenient} {
 		s.opts.OCSP.FetchDue(ctx) // fails: the responder is gone; the old response stays
-		_, err := s.Verify(f.good, nil, t0, PurposeSigning)
+		_, err := s.Verify(f.good, nil, testpki.T0, PurposeSigning)
 		require.NoError(t, err, "within maxStaleness")
 	}
 	f.now.Store(int64(3 * time.Minute))
-	_, err := strict.Verify(f.good, nil, t0, PurposeSigning)
+	_, err := strict.Verify(f.good, nil, testpki.T0, PurposeSigning)
 	require.ErrorIs(t, err, ErrOCSP)
 	assert.Equal(t, ReasonOCSP, Reason(err))
-	_, err = lenient.Verify(f.good, nil, t0, PurposeSigning)
+	_, err = lenient.Verify(f.good, nil, testpki.T0, PurposeSigning)
 	require.NoError(t, err, "onStale: accept")
 	st := strict.opts.OCSP.Stats()
 	assert.Equal(t, 1, st.ByStatus[OCSPStale])
@@ -265,30 +267,30 @@ func TestOCSPRunFetchesInBackground(t *testing.T) {
 	dir := t.TempDir()
 	c := f.checker(t, nil)
 	s, err := NewStore(Options{CAFiles: []string{f.rootFile}, OCSP: c, Clock: f.clock,
-		KnownCertFiles: []string{writeFile(t, dir, "good.crt", certsPEM(f.good))}})
+		KnownCertFiles: []string{testpki.WriteFile(t, dir, "good.crt", testpki.CertsPEM(f.good))}})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go c.Run(ctx)
 	require.Eventually(t, func() bool {
-		_, err := s.Verify(f.good, nil, t0, PurposeSigning)
+		_, err := s.Verify(f.good, nil, testpki.T0, PurposeSigning)
 		return err == nil
 	}, 10*time.Second, 20*time.Millisecond, "known certificate")
 	// Cold: no status yet, or, when the background loop already fetched it
 	// (it runs beside this goroutine on a loaded machine), revoked; never
 	// accepted, and never a fetch on this path.
-	_, err = s.Verify(f.revoked, nil, t0, PurposeSigning)
+	_, err = s.Verify(f.revoked, nil, testpki.T0, PurposeSigning)
 	require.Error(t, err, "cold")
 	require.True(t, errors.Is(err, ErrOCSP) || Reason(err) == ReasonRevoked, "cold: %v", err)
 	require.Eventually(t, func() bool {
-		_, err := s.Verify(f.revoked, nil, t0, PurposeSigning)
+		_, err := s.Verify(f.revoked, nil, testpki.T0, PurposeSigning)
 		return err != nil && Reason(err) == ReasonRevoked
 	}, 10*time.Second, 20*time.Millisecond, "seen certificate")
 }
 
 func TestOCSPResponderFailures(t *testing.T) {
-	root := newCA(t, "Root", nil)
-	leaf, _ := root.issue(t, "leaf", nil)
+	root := testpki.NewIssuer(t, "Root", nil)
+	leaf, _ := root.Issue(t, "leaf", nil)
 	srv := func(h http.HandlerFunc) string {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		require.NoError(t, err)
@@ -303,10 +305,10 @@ func TestOCSPResponderFailures(t *testing.T) {
 		name, url string
 		issuer    *x509.Certificate
 	}{
-		{"fail/no-responder", "", root.cert},
-		{"fail/http-500", status, root.cert},
-		{"fail/not-an-ocsp-response", junk, root.cert},
-		{"fail/unreachable", "http://" + freeAddr(t), root.cert},
+		{"fail/no-responder", "", root.Cert},
+		{"fail/http-500", status, root.Cert},
+		{"fail/not-an-ocsp-response", junk, root.Cert},
+		{"fail/unreachable", "http://" + freeAddr(t), root.Cert},
 		{"fail/no-issuer", status, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -324,8 +326,8 @@ func TestOCSPResponderFailures(t *testing.T) {
 }
 
 func TestOCSPSelfSignedAndEviction(t *testing.T) {
-	self, _ := selfSigned(t, "self")
-	root := newCA(t, "Root", nil)
+	self, _ := testpki.SelfSigned(t, "self")
+	root := testpki.NewIssuer(t, "Root", nil)
 	c := NewOCSPChecker(OCSPOptions{RejectUnknown: true, MaxEntries: 2})
 	require.NoError(t, c.Check(self), "nobody to ask about a self-signed certificate")
 	c.Watch(self, nil, true)
@@ -335,11 +337,11 @@ func TestOCSPSelfSignedAndEviction(t *testing.T) {
 	c.mu.Lock()
 	delete(c.ents, string(self.Raw))
 	c.mu.Unlock()
-	known, _ := root.issue(t, "known", nil)
-	c.Watch(known, root.cert, true)
+	known, _ := root.Issue(t, "known", nil)
+	c.Watch(known, root.Cert, true)
 	for i := range 3 {
-		l, _ := root.issue(t, fmt.Sprint("seen", i), nil)
-		c.Watch(l, root.cert, false)
+		l, _ := root.Issue(t, fmt.Sprint("seen", i), nil)
+		c.Watch(l, root.Cert, false)
 	}
 	assert.Len(t, c.ents, 2)
 	assert.Contains(t, c.ents, string(known.Raw), "known certificates are never evicted")
@@ -353,27 +355,27 @@ func TestOCSPRewatchAfterEviction(t *testing.T) {
 	f := newOCSPFixture(t)
 	c := f.checker(t, func(o *OCSPOptions) { o.MaxEntries = 1 })
 	s := f.store(t, c)
-	_, err := s.Verify(f.good, nil, t0, PurposeSigning)
+	_, err := s.Verify(f.good, nil, testpki.T0, PurposeSigning)
 	require.ErrorIs(t, err, ErrOCSP, "cold")
-	c.Watch(f.revoked, f.root.cert, false) // evicts good
+	c.Watch(f.revoked, f.root.Cert, false) // evicts good
 	require.False(t, watching(c, f.good))
-	_, err = s.Verify(f.good, nil, t0, PurposeSigning) // cached decision, unwatched leaf
+	_, err = s.Verify(f.good, nil, testpki.T0, PurposeSigning) // cached decision, unwatched leaf
 	require.ErrorIs(t, err, ErrOCSP)
 	require.True(t, watching(c, f.good), "watched again")
 	c.FetchDue(context.Background())
-	_, err = s.Verify(f.good, nil, t0, PurposeSigning)
+	_, err = s.Verify(f.good, nil, testpki.T0, PurposeSigning)
 	require.NoError(t, err)
 }
 
 // TestOCSPPinnedSelfSigned: a pinned self-signed partner passes with OCSP
 // on and unknown rejected: there is no responder to ask about it.
 func TestOCSPPinnedSelfSigned(t *testing.T) {
-	self, _ := selfSigned(t, "pinned")
+	self, _ := testpki.SelfSigned(t, "pinned")
 	c := NewOCSPChecker(OCSPOptions{RejectUnknown: true, RejectStale: true})
-	s, err := NewStore(Options{PinnedCertFiles: []string{writeFile(t, t.TempDir(), "p.crt", certsPEM(self))}, OCSP: c})
+	s, err := NewStore(Options{PinnedCertFiles: []string{testpki.WriteFile(t, t.TempDir(), "p.crt", testpki.CertsPEM(self))}, OCSP: c})
 	require.NoError(t, err)
 	for range 2 {
-		_, err = s.Verify(self, nil, t0, PurposeSigning)
+		_, err = s.Verify(self, nil, testpki.T0, PurposeSigning)
 		require.NoError(t, err)
 	}
 }
@@ -387,12 +389,12 @@ func BenchmarkVerifyCachedOCSP(b *testing.B) {
 	c.Watch(leaf, inter, false)
 	c.ents[string(leaf.Raw)].state.Store(&ocspState{resp: &ocsp.Response{Status: ocsp.Good, ThisUpdate: time.Now(), NextUpdate: time.Now().Add(time.Hour)}})
 	in := []*x509.Certificate{inter}
-	if _, err := s.Verify(leaf, in, t0, PurposeSigning); err != nil {
+	if _, err := s.Verify(leaf, in, testpki.T0, PurposeSigning); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := s.Verify(leaf, in, t0, PurposeSigning); err != nil {
+		if _, err := s.Verify(leaf, in, testpki.T0, PurposeSigning); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -401,8 +403,8 @@ func BenchmarkVerifyCachedOCSP(b *testing.B) {
 // TestOCSPLogsOncePerOutage: a responder that keeps failing is logged at
 // its first failure, not at every retry, and its recovery once.
 func TestOCSPLogsOncePerOutage(t *testing.T) {
-	root := newCA(t, "Root", nil)
-	leaf, _ := root.issue(t, "leaf", nil)
+	root := testpki.NewIssuer(t, "Root", nil)
+	leaf, _ := root.Issue(t, "leaf", nil)
 	var up atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		if !up.Load() {
@@ -410,8 +412,8 @@ func TestOCSPLogsOncePerOutage(t *testing.T) {
 			return
 		}
 		now := time.Now()
-		der, err := ocsp.CreateResponse(root.cert, root.cert, ocsp.Response{Status: ocsp.Good, SerialNumber: leaf.SerialNumber,
-			ThisUpdate: now, NextUpdate: now.Add(time.Hour)}, root.key)
+		der, err := ocsp.CreateResponse(root.Cert, root.Cert, ocsp.Response{Status: ocsp.Good, SerialNumber: leaf.SerialNumber,
+			ThisUpdate: now, NextUpdate: now.Add(time.Hour)}, root.Key)
 		require.NoError(t, err)
 		_, _ = w.Write(der)
 	}))
@@ -420,7 +422,7 @@ func TestOCSPLogsOncePerOutage(t *testing.T) {
 	var offset atomic.Int64
 	c := NewOCSPChecker(OCSPOptions{ResponderURL: srv.URL, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 		Clock: func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }})
-	c.Watch(leaf, root.cert, true)
+	c.Watch(leaf, root.Cert, true)
 	for range 3 {
 		c.FetchDue(context.Background())
 		offset.Add(int64(ocspRetry + time.Second))

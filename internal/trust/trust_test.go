@@ -12,25 +12,26 @@ import (
 	"github.com/stretchr/testify/require"
 
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/testpki"
 )
 
 type trustFixture struct {
 	dir                    string
-	root, inter, foreign   *tca
+	root, inter, foreign   *testpki.Issuer
 	rootFile, interFile    string
 	leaf, viaInter, revoke *x509.Certificate
 }
 
 func newTrustFixture(t *testing.T) *trustFixture {
 	f := &trustFixture{dir: t.TempDir()}
-	f.root = newCA(t, "Root", nil)
-	f.inter = newCA(t, "Inter", f.root)
-	f.foreign = newCA(t, "Foreign", nil)
-	f.rootFile = writeFile(t, f.dir, "root.crt", certsPEM(f.root.cert))
-	f.interFile = writeFile(t, f.dir, "inter.crt", certsPEM(f.inter.cert))
-	f.leaf, _ = f.root.issue(t, "leaf", nil)
-	f.viaInter, _ = f.inter.issue(t, "deep", nil)
-	f.revoke, _ = f.root.issue(t, "revoked", nil)
+	f.root = testpki.NewIssuer(t, "Root", nil)
+	f.inter = testpki.NewIssuer(t, "Inter", f.root)
+	f.foreign = testpki.NewIssuer(t, "Foreign", nil)
+	f.rootFile = testpki.WriteFile(t, f.dir, "root.crt", testpki.CertsPEM(f.root.Cert))
+	f.interFile = testpki.WriteFile(t, f.dir, "inter.crt", testpki.CertsPEM(f.inter.Cert))
+	f.leaf, _ = f.root.Issue(t, "leaf", nil)
+	f.viaInter, _ = f.inter.Issue(t, "deep", nil)
+	f.revoke, _ = f.root.Issue(t, "revoked", nil)
 	return f
 }
 
@@ -44,25 +45,25 @@ func (f *trustFixture) opts(mod ...func(*Options)) Options {
 
 func TestTrustStoreVerify(t *testing.T) {
 	f := newTrustFixture(t)
-	w := func(name string, data []byte) string { return writeFile(t, f.dir, name, data) }
-	rootCRL := w("root.crl", f.root.crl(t, t0.Add(time.Hour), f.revoke.SerialNumber))
-	foreignCRL := w("foreign.crl", f.foreign.crl(t, t0.Add(time.Hour)))
+	w := func(name string, data []byte) string { return testpki.WriteFile(t, f.dir, name, data) }
+	rootCRL := w("root.crl", f.root.CRL(t, testpki.T0.Add(time.Hour), f.revoke.SerialNumber))
+	foreignCRL := w("foreign.crl", f.foreign.CRL(t, testpki.T0.Add(time.Hour)))
 
-	selfSigned1, _ := selfSigned(t, "attacker")
-	pinned, _ := selfSigned(t, "pinned")
-	pinnedFile := w("pinned.crt", certsPEM(pinned))
+	selfSigned1, _ := testpki.SelfSigned(t, "attacker")
+	pinned, _ := testpki.SelfSigned(t, "pinned")
+	pinnedFile := w("pinned.crt", testpki.CertsPEM(pinned))
 	spkiPin := sha256.Sum256(pinned.RawSubjectPublicKeyInfo)
 	certPin := sha256.Sum256(pinned.Raw)
-	foreignLeaf, _ := f.foreign.issue(t, "foreign-leaf", nil)
-	encOnly, _ := f.root.issue(t, "enc", nil, withKeyUsage(x509.KeyUsageKeyEncipherment))
-	noKU, _ := f.root.issue(t, "noku", nil, withKeyUsage(0))
-	serverEKU, _ := f.root.issue(t, "server", nil, withEKU(x509.ExtKeyUsageServerAuth))
-	weak, _ := f.root.issue(t, "weak", rsaKey(t, 1024))
-	rsaLeaf, _ := f.root.issue(t, "rsa", rsaKey(t, 2048), withKeyUsage(x509.KeyUsageDigitalSignature|x509.KeyUsageKeyEncipherment))
-	partner, _ := f.root.issue(t, "partner", nil, withSubject(pkix.Name{CommonName: "partner", Organization: []string{"Acme"}}))
+	foreignLeaf, _ := f.foreign.Issue(t, "foreign-leaf", nil)
+	encOnly, _ := f.root.Issue(t, "enc", nil, withKeyUsage(x509.KeyUsageKeyEncipherment))
+	noKU, _ := f.root.Issue(t, "noku", nil, withKeyUsage(0))
+	serverEKU, _ := f.root.Issue(t, "server", nil, withEKU(x509.ExtKeyUsageServerAuth))
+	weak, _ := f.root.Issue(t, "weak", testpki.RSAKey(t, 1024))
+	rsaLeaf, _ := f.root.Issue(t, "rsa", testpki.RSAKey(t, 2048), withKeyUsage(x509.KeyUsageDigitalSignature|x509.KeyUsageKeyEncipherment))
+	partner, _ := f.root.Issue(t, "partner", nil, withSubject(pkix.Name{CommonName: "partner", Organization: []string{"Acme"}}))
 	// An attacker CA that issues a leaf and is offered as an intermediate.
-	evilCA := newCA(t, "Root", nil)
-	evilLeaf, _ := evilCA.issue(t, "leaf", nil)
+	evilCA := testpki.NewIssuer(t, "Root", nil)
+	evilLeaf, _ := evilCA.Issue(t, "leaf", nil)
 
 	type tc struct {
 		name   string
@@ -77,7 +78,7 @@ func TestTrustStoreVerify(t *testing.T) {
 	pin := func(o *Options) { o.PinnedCertFiles = []string{pinnedFile} }
 	tests := []tc{
 		{name: "ok/leaf-of-root", opts: f.opts(), leaf: f.leaf},
-		{name: "ok/leaf-via-message-intermediate", opts: f.opts(), leaf: f.viaInter, inter: []*x509.Certificate{f.inter.cert}},
+		{name: "ok/leaf-via-message-intermediate", opts: f.opts(), leaf: f.viaInter, inter: []*x509.Certificate{f.inter.Cert}},
 		{name: "ok/leaf-via-configured-intermediate", opts: f.opts(func(o *Options) { o.IntermediateFiles = []string{f.interFile} }), leaf: f.viaInter},
 		{name: "ok/no-keyusage-extension", opts: f.opts(), leaf: noKU},
 		{name: "ok/encryption-keyencipherment", opts: f.opts(), leaf: encOnly, p: PurposeEncryption},
@@ -90,25 +91,25 @@ func TestTrustStoreVerify(t *testing.T) {
 		{name: "ok/pinned-only-no-ca", opts: Options{PinnedCertFiles: []string{pinnedFile}}, leaf: pinned, pinned: true},
 		{name: "ok/pinned-by-spki-sha256", opts: Options{PinnedSHA256: []string{hex.EncodeToString(spkiPin[:])}}, leaf: pinned, pinned: true},
 		{name: "ok/pinned-by-cert-sha256-colons", opts: Options{PinnedSHA256: []string{colonHex(certPin[:])}}, leaf: pinned, pinned: true},
-		{name: "ok/pinned-expired-validity-skipped", opts: Options{PinnedCertFiles: []string{pinnedFile}, SkipPinnedValidity: true}, leaf: pinned, at: t0.Add(365 * 24 * time.Hour), pinned: true},
+		{name: "ok/pinned-expired-validity-skipped", opts: Options{PinnedCertFiles: []string{pinnedFile}, SkipPinnedValidity: true}, leaf: pinned, at: testpki.T0.Add(365 * 24 * time.Hour), pinned: true},
 		{name: "fail/self-signed-leaf-not-in-store", opts: f.opts(), leaf: selfSigned1, err: ErrUntrusted},
 		{name: "fail/self-signed-offered-as-own-intermediate", opts: f.opts(), leaf: selfSigned1, inter: []*x509.Certificate{selfSigned1}, err: ErrUntrusted},
 		{name: "fail/leaf-of-another-ca", opts: f.opts(), leaf: foreignLeaf, err: ErrUntrusted},
-		{name: "fail/leaf-of-another-ca-with-its-ca-as-intermediate", opts: f.opts(), leaf: foreignLeaf, inter: []*x509.Certificate{f.foreign.cert}, err: ErrUntrusted},
-		{name: "fail/attacker-ca-with-same-name", opts: f.opts(), leaf: evilLeaf, inter: []*x509.Certificate{evilCA.cert}, err: ErrUntrusted},
+		{name: "fail/leaf-of-another-ca-with-its-ca-as-intermediate", opts: f.opts(), leaf: foreignLeaf, inter: []*x509.Certificate{f.foreign.Cert}, err: ErrUntrusted},
+		{name: "fail/attacker-ca-with-same-name", opts: f.opts(), leaf: evilLeaf, inter: []*x509.Certificate{evilCA.Cert}, err: ErrUntrusted},
 		{name: "fail/missing-intermediate", opts: f.opts(), leaf: f.viaInter, err: ErrUntrusted},
 		{name: "fail/no-trust-configured", opts: Options{}, leaf: f.leaf, err: ErrUntrusted},
-		{name: "fail/expired-at-message-time", opts: f.opts(), leaf: f.leaf, at: t0.Add(31 * 24 * time.Hour), err: ErrExpired},
-		{name: "fail/not-yet-valid-at-message-time", opts: f.opts(), leaf: f.leaf, at: t0.Add(-2 * time.Hour), err: ErrNotYetValid},
-		{name: "fail/pinned-expired", opts: f.opts(pin), leaf: pinned, at: t0.Add(365 * 24 * time.Hour), err: ErrExpired},
-		{name: "fail/pinned-not-yet-valid", opts: f.opts(pin), leaf: pinned, at: t0.Add(-2 * time.Hour), err: ErrNotYetValid},
+		{name: "fail/expired-at-message-time", opts: f.opts(), leaf: f.leaf, at: testpki.T0.Add(31 * 24 * time.Hour), err: ErrExpired},
+		{name: "fail/not-yet-valid-at-message-time", opts: f.opts(), leaf: f.leaf, at: testpki.T0.Add(-2 * time.Hour), err: ErrNotYetValid},
+		{name: "fail/pinned-expired", opts: f.opts(pin), leaf: pinned, at: testpki.T0.Add(365 * 24 * time.Hour), err: ErrExpired},
+		{name: "fail/pinned-not-yet-valid", opts: f.opts(pin), leaf: pinned, at: testpki.T0.Add(-2 * time.Hour), err: ErrNotYetValid},
 		{name: "fail/signing-with-keyencipherment-only", opts: f.opts(), leaf: encOnly, err: ErrKeyUsage},
 		{name: "fail/encryption-with-digitalsignature-only", opts: f.opts(), leaf: f.leaf, p: PurposeEncryption, err: ErrKeyUsage},
 		{name: "fail/eku-required-client-auth", opts: f.opts(func(o *Options) { o.ExtKeyUsages = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth} }), leaf: serverEKU, err: ErrKeyUsage},
 		{name: "fail/revoked-by-crl", opts: f.opts(func(o *Options) { o.CRLFiles = []string{rootCRL} }), leaf: f.revoke, err: ErrRevoked},
-		{name: "fail/crl-stale-at-message-time", opts: f.opts(func(o *Options) { o.CRLFiles = []string{rootCRL} }), leaf: f.leaf, at: t0.Add(2 * time.Hour), err: ErrCRL},
-		{name: "ok/crl-stale-allowed", opts: f.opts(func(o *Options) { o.CRLFiles = []string{rootCRL}; o.AllowExpiredCRL = true }), leaf: f.leaf, at: t0.Add(2 * time.Hour)},
-		{name: "fail/revoked-even-if-crl-stale-allowed", opts: f.opts(func(o *Options) { o.CRLFiles = []string{rootCRL}; o.AllowExpiredCRL = true }), leaf: f.revoke, at: t0.Add(2 * time.Hour), err: ErrRevoked},
+		{name: "fail/crl-stale-at-message-time", opts: f.opts(func(o *Options) { o.CRLFiles = []string{rootCRL} }), leaf: f.leaf, at: testpki.T0.Add(2 * time.Hour), err: ErrCRL},
+		{name: "ok/crl-stale-allowed", opts: f.opts(func(o *Options) { o.CRLFiles = []string{rootCRL}; o.AllowExpiredCRL = true }), leaf: f.leaf, at: testpki.T0.Add(2 * time.Hour)},
+		{name: "fail/revoked-even-if-crl-stale-allowed", opts: f.opts(func(o *Options) { o.CRLFiles = []string{rootCRL}; o.AllowExpiredCRL = true }), leaf: f.revoke, at: testpki.T0.Add(2 * time.Hour), err: ErrRevoked},
 		{name: "fail/subject-pattern-mismatch", opts: f.opts(func(o *Options) { o.SubjectPattern = `^CN=partner,O=Acme$` }), leaf: f.leaf, err: ErrSubject},
 		{name: "fail/subject-pattern-applies-to-pins", opts: Options{PinnedCertFiles: []string{pinnedFile}, SubjectPattern: `^CN=partner,`}, leaf: pinned, err: ErrSubject},
 		{name: "fail/san-pattern-mismatch", opts: f.opts(func(o *Options) { o.SANPatterns = []string{`^partner\.example$`} }), leaf: f.leaf, err: ErrSubject},
@@ -122,7 +123,7 @@ func TestTrustStoreVerify(t *testing.T) {
 			s, err := NewStore(tc.opts)
 			require.NoError(t, err)
 			if tc.at.IsZero() {
-				tc.at = t0
+				tc.at = testpki.T0
 			}
 			if tc.p == 0 {
 				tc.p = PurposeSigning
@@ -157,14 +158,14 @@ func colonHex(b []byte) string {
 
 func TestTrustStoreLoadErrors(t *testing.T) {
 	f := newTrustFixture(t)
-	w := func(name string, data []byte) string { return writeFile(t, f.dir, name, data) }
+	w := func(name string, data []byte) string { return testpki.WriteFile(t, f.dir, name, data) }
 	tests := []struct {
 		name string
 		opts Options
 		err  error
 	}{
-		{"fail/crl-from-foreign-ca", f.opts(func(o *Options) { o.CRLFiles = []string{w("f.crl", f.foreign.crl(t, t0.Add(time.Hour)))} }), ErrCRL},
-		{"fail/crl-expired-at-load", f.opts(func(o *Options) { o.CRLFiles = []string{w("old.crl", f.root.crl(t, t0.Add(-time.Minute)))} }), ErrCRL},
+		{"fail/crl-from-foreign-ca", f.opts(func(o *Options) { o.CRLFiles = []string{w("f.crl", f.foreign.CRL(t, testpki.T0.Add(time.Hour)))} }), ErrCRL},
+		{"fail/crl-expired-at-load", f.opts(func(o *Options) { o.CRLFiles = []string{w("old.crl", f.root.CRL(t, testpki.T0.Add(-time.Minute)))} }), ErrCRL},
 		{"fail/crl-garbage", f.opts(func(o *Options) {
 			o.CRLFiles = []string{w("g.crl", []byte("-----BEGIN X509 CRL-----\nAAAA\n-----END X509 CRL-----\n"))}
 		}), ErrCRL},
@@ -173,12 +174,12 @@ func TestTrustStoreLoadErrors(t *testing.T) {
 		{"fail/bad-san-regexp", f.opts(func(o *Options) { o.SANPatterns = []string{"("} }), wcrypto.ErrLoad},
 		{"fail/missing-ca-file", Options{CAFiles: []string{f.dir + "/nope"}}, wcrypto.ErrLoad},
 		{"ok/crl-expired-at-load-allowed", f.opts(func(o *Options) {
-			o.CRLFiles = []string{w("old2.crl", f.root.crl(t, t0.Add(-time.Minute)))}
+			o.CRLFiles = []string{w("old2.crl", f.root.CRL(t, testpki.T0.Add(-time.Minute)))}
 			o.AllowExpiredCRL = true
 		}), nil},
 		{"ok/crl-of-configured-intermediate", f.opts(func(o *Options) {
 			o.IntermediateFiles = []string{f.interFile}
-			o.CRLFiles = []string{w("i.crl", f.inter.crl(t, t0.Add(time.Hour)))}
+			o.CRLFiles = []string{w("i.crl", f.inter.CRL(t, testpki.T0.Add(time.Hour)))}
 		}), nil},
 	}
 	for _, tc := range tests {
@@ -197,7 +198,7 @@ func TestVerifyIdentity(t *testing.T) {
 	f := newTrustFixture(t)
 	s, err := NewStore(f.opts())
 	require.NoError(t, err)
-	id, err := s.Verify(f.leaf, nil, t0, PurposeSigning)
+	id, err := s.Verify(f.leaf, nil, testpki.T0, PurposeSigning)
 	require.NoError(t, err)
 	s256 := sha256.Sum256(f.leaf.Raw)
 	assert.Equal(t, "CN=leaf,O=Org", id.Subject)
@@ -211,7 +212,7 @@ func TestVerifyIdentity(t *testing.T) {
 
 func TestVerifyCache(t *testing.T) {
 	f := newTrustFixture(t)
-	now := t0
+	now := testpki.T0
 	s, err := NewStore(f.opts(func(o *Options) {
 		o.CacheSize = 4
 		o.CacheTTL = time.Minute
@@ -220,37 +221,37 @@ func TestVerifyCache(t *testing.T) {
 	require.NoError(t, err)
 
 	t.Run("ok/positive-hit-returns-same-identity", func(t *testing.T) {
-		a, err := s.Verify(f.leaf, nil, t0, PurposeSigning)
+		a, err := s.Verify(f.leaf, nil, testpki.T0, PurposeSigning)
 		require.NoError(t, err)
-		b, err := s.Verify(f.leaf, nil, t0.Add(time.Hour), PurposeSigning)
+		b, err := s.Verify(f.leaf, nil, testpki.T0.Add(time.Hour), PurposeSigning)
 		require.NoError(t, err)
 		assert.Same(t, a, b)
 	})
 	t.Run("fail/positive-entry-not-used-outside-validity", func(t *testing.T) {
-		_, err := s.Verify(f.leaf, nil, t0.Add(31*24*time.Hour), PurposeSigning)
+		_, err := s.Verify(f.leaf, nil, testpki.T0.Add(31*24*time.Hour), PurposeSigning)
 		require.ErrorIs(t, err, ErrExpired)
 	})
 	t.Run("fail/positive-entry-is-per-purpose", func(t *testing.T) {
-		_, err := s.Verify(f.leaf, nil, t0, PurposeEncryption)
+		_, err := s.Verify(f.leaf, nil, testpki.T0, PurposeEncryption)
 		require.ErrorIs(t, err, ErrKeyUsage)
 	})
 	t.Run("ok/negative-entry-depends-on-intermediates", func(t *testing.T) {
-		_, err := s.Verify(f.viaInter, nil, t0, PurposeSigning)
+		_, err := s.Verify(f.viaInter, nil, testpki.T0, PurposeSigning)
 		require.ErrorIs(t, err, ErrUntrusted)
-		_, err = s.Verify(f.viaInter, []*x509.Certificate{f.inter.cert}, t0, PurposeSigning)
+		_, err = s.Verify(f.viaInter, []*x509.Certificate{f.inter.Cert}, testpki.T0, PurposeSigning)
 		require.NoError(t, err)
 	})
 	t.Run("ok/bounded-and-ttl", func(t *testing.T) {
 		for i := range 10 {
-			c, _ := f.root.issue(t, "many", nil, withSKI([]byte{byte(i)}))
-			_, err := s.Verify(c, nil, t0, PurposeSigning)
+			c, _ := f.root.Issue(t, "many", nil, withSKI([]byte{byte(i)}))
+			_, err := s.Verify(c, nil, testpki.T0, PurposeSigning)
 			require.NoError(t, err)
 			assert.LessOrEqual(t, s.cache.size(), 4)
 		}
-		a, err := s.Verify(f.leaf, nil, t0, PurposeSigning)
+		a, err := s.Verify(f.leaf, nil, testpki.T0, PurposeSigning)
 		require.NoError(t, err)
 		now = now.Add(2 * time.Minute) // TTL over: a fresh decision
-		b, err := s.Verify(f.leaf, nil, t0, PurposeSigning)
+		b, err := s.Verify(f.leaf, nil, testpki.T0, PurposeSigning)
 		require.NoError(t, err)
 		assert.NotSame(t, a, b)
 	})

@@ -1,11 +1,8 @@
 package attack
 
 import (
-	"bufio"
-	"bytes"
 	"crypto"
 	"crypto/x509"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"os"
@@ -20,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wssgw/wssgw/internal/testpeer"
 	"github.com/wssgw/wssgw/internal/testvectors"
 )
 
@@ -85,28 +83,6 @@ type peerResult struct {
 	Signed []string
 }
 
-func peerJar(t *testing.T) string {
-	t.Helper()
-	if _, err := exec.LookPath("java"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("java is required in CI")
-		}
-		t.Skip("java not installed")
-	}
-	cmd := exec.Command("bash", "interop/build.sh", "wss4j")
-	cmd.Dir = filepath.Join("..", "..")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("building the WSS4J peer: %v\n%s", err, stderr.String())
-		}
-		t.Skipf("cannot build the WSS4J peer: %v", err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 func loadPEMKey(t *testing.T, file string) crypto.Signer {
 	t.Helper()
 	b, err := os.ReadFile(file)
@@ -140,7 +116,7 @@ func TestPeerOracle(t *testing.T) {
 		t.Skip("short")
 	}
 	keys := testvectors.Path(t, "wss4j/keys")
-	jar := peerJar(t)
+	jar := testpeer.Jar(t, "wss4j")
 	abs := func(p string) string { a, err := filepath.Abs(p); require.NoError(t, err); return a }
 	ca, serverKey, serverCert, clientCert := abs(filepath.Join(keys, "ca.crt")), abs(filepath.Join(keys, "server.key")),
 		abs(filepath.Join(keys, "server.crt")), abs(filepath.Join(keys, "client.crt"))
@@ -150,7 +126,7 @@ func TestPeerOracle(t *testing.T) {
 	dir := t.TempDir()
 	var cases []peerCase
 	total := map[string]int{}
-	var jobs bytes.Buffer
+	var jobs []testpeer.Job
 	job := func(c peerCase, data []byte) {
 		require.NoError(t, os.WriteFile(c.file, data, 0o644))
 		// The peer's verify has no injected clock: the vectors' Timestamps
@@ -165,10 +141,7 @@ func TestPeerOracle(t *testing.T) {
 		case "sign-issuerserial":
 			args = append(args, "--signer-cert", clientCert)
 		}
-		b, err := json.Marshal(map[string]any{"id": fmt.Sprint(len(cases)), "args": args})
-		require.NoError(t, err)
-		jobs.Write(b)
-		jobs.WriteByte('\n')
+		jobs = append(jobs, testpeer.Job{ID: fmt.Sprint(len(cases)), Args: args})
 		cases = append(cases, c)
 	}
 	for _, v := range vectorNames {
@@ -195,20 +168,9 @@ func TestPeerOracle(t *testing.T) {
 		}
 	}
 
+	// The peer exits 1 when any job fails, which is the point.
 	cmd := exec.Command("java", "-Xss4m", "-jar", jar, "batch", "--parallel", "2")
-	cmd.Stdin = &jobs
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, _ := cmd.Output() // exit 1 when any job fails, which is the point
-	results := map[string]peerResult{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	for sc.Scan() {
-		var r peerResult
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &r), sc.Text())
-		results[r.ID] = r
-	}
-	require.Len(t, results, len(cases), "the peer answered %d of %d jobs; stderr:\n%s", len(results), len(cases), tail(stderr.String()))
+	results := testpeer.Batch[testpeer.Job, peerResult](t, cmd, jobs)
 
 	var unexpected, known []string
 	matched := map[string]bool{}
@@ -254,11 +216,4 @@ func knownAccept(name string) (pattern, reason string) {
 		}
 	}
 	return "", ""
-}
-
-func tail(s string) string {
-	if len(s) > 4000 {
-		return s[len(s)-4000:]
-	}
-	return s
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/testpeer"
 	"github.com/wssgw/wssgw/test/attack"
 )
 
@@ -133,7 +134,7 @@ func (l *attackLedger) fault(route string, r attackResponse) {
 // id, and the metrics count every rejection.
 func TestAttackSuiteThroughGateway(t *testing.T) {
 	started := time.Now()
-	jar := wss4jJar(t)
+	jar := testpeer.Jar(t, "wss4j")
 	pki := newPartnerPKI(t)
 	backend := newRecordingBackend(t, []byte("<ok/>"), "text/xml")
 	gw := startGateway(t, pki.securedConfig(backend.URL, ""))
@@ -146,7 +147,7 @@ func TestAttackSuiteThroughGateway(t *testing.T) {
 		{name: "sign-encrypt/soap1.1", profile: "sign-encrypt", version: "1.1", route: "/encrypted"},
 		{name: "encrypt-sign/soap1.1", profile: "encrypt-sign", version: "1.1", route: "/encrypted"},
 	}
-	var jobs []peerJob
+	var jobs []testpeer.Job
 	for i := range bases {
 		b := &bases[i]
 		ns := soap.NS11
@@ -156,7 +157,7 @@ func TestAttackSuiteThroughGateway(t *testing.T) {
 		in := filepath.Join(pki.dir, "attack_"+strings.ReplaceAll(b.name, "/", "_")+".plain.xml")
 		b.file = strings.TrimSuffix(in, ".plain.xml") + ".xml"
 		require.NoError(t, os.WriteFile(in, plainEnvelope(ns, payload(1<<10)), 0o600))
-		jobs = append(jobs, peerJob{ID: b.name, Args: []string{"sign", "--profile", b.profile, "--in", in, "--out", b.file,
+		jobs = append(jobs, testpeer.Job{ID: b.name, Args: []string{"sign", "--profile", b.profile, "--in", in, "--out", b.file,
 			"--key", pki.client.KeyFile, "--cert", pki.client.CertFile, "--encrypt-cert", pki.server.CertFile}})
 	}
 	signStart := time.Now()

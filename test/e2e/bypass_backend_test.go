@@ -7,20 +7,21 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/wssgw/wssgw/internal/testpath"
 )
 
 // bypassRecord is one request a bypassBackend received.
 type bypassRecord struct {
 	Method string
 	// Target is the request-target as received; Path is the path a Tomcat
-	// with a lenient connector routes it to (tomcatPath).
+	// with a lenient connector routes it to (testpath.Tomcat).
 	Target, Path string
 	Header       http.Header
 	Body         []byte
@@ -76,7 +77,7 @@ func (b *bypassBackend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	body, _ := io.ReadAll(r.Body)
 	b.mu.Lock()
-	b.records = append(b.records, bypassRecord{Method: r.Method, Target: r.RequestURI, Path: tomcatPath(r.RequestURI),
+	b.records = append(b.records, bypassRecord{Method: r.Method, Target: r.RequestURI, Path: testpath.Tomcat(r.RequestURI),
 		Header: r.Header.Clone(), Body: body})
 	b.mu.Unlock()
 	if up := r.Header.Get("Upgrade"); up != "" {
@@ -161,62 +162,6 @@ func (b *bypassBackend) settle(t *testing.T) {
 	}, 10*time.Second, 10*time.Millisecond)
 }
 
-// tomcatPath is the path a Tomcat-like servlet container routes a
-// request-target to with a lenient connector: path parameters (";...")
-// removed from every segment, then every percent-encoding decoded (%2e,
-// and %2f and %5c as ALLOW_ENCODED_SLASH and ALLOW_BACKSLASH would),
-// backslashes read as slashes, "//" collapsed and dot segments resolved
-// (RFC 3986 §5.2.4). Jetty and Spring's firewall-less setups land in the
-// same place for the forms of issue 13 item 2.
-func tomcatPath(target string) string {
-	p := target
-	if i := strings.IndexByte(p, '?'); i >= 0 {
-		p = p[:i]
-	}
-	if u, err := url.Parse(p); err == nil && u.IsAbs() {
-		p = u.EscapedPath()
-	}
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		if j := strings.IndexByte(s, ';'); j >= 0 {
-			segs[i] = s[:j]
-		}
-	}
-	p = strings.Join(segs, "/")
-	if d, err := url.PathUnescape(p); err == nil {
-		p = d
-	}
-	p = strings.ReplaceAll(p, `\`, "/")
-	for strings.Contains(p, "//") {
-		p = strings.ReplaceAll(p, "//", "/")
-	}
-	var out []string
-	in := strings.Split(p, "/")
-	for i, s := range in {
-		last := i == len(in)-1
-		switch s {
-		case ".":
-			if last {
-				out = append(out, "")
-			}
-		case "..":
-			if len(out) > 1 {
-				out = out[:len(out)-1]
-			}
-			if last {
-				out = append(out, "")
-			}
-		default:
-			out = append(out, s)
-		}
-	}
-	p = strings.Join(out, "/")
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + p
-	}
-	return p
-}
-
 // underOrders reports whether a normalized path is the secured /orders
 // service (not its policy-none /orders/wsdl sibling).
 func underOrders(p string) bool {
@@ -294,32 +239,4 @@ func send(t *testing.T, g *gateway, r rawRequest) rawResponse {
 
 func (r rawResponse) asResponse() *http.Response {
 	return &http.Response{StatusCode: r.status, Header: r.header, Body: io.NopCloser(bytes.NewReader(r.body))}
-}
-
-func TestTomcatPath(t *testing.T) {
-	for target, want := range map[string]string{
-		"/orders":                   "/orders",
-		"/orders/wsdl/..":           "/orders/",
-		"/orders/wsdl/../":          "/orders/",
-		"/orders/wsdl/%2e%2e":       "/orders/",
-		"/orders/wsdl%2f..":         "/orders/",
-		"/orders/wsdl/..;/":         "/orders/",
-		"/public/../orders":         "/orders",
-		"/public/./../orders":       "/orders",
-		"/public/..%2forders":       "/orders",
-		"/public%2f..%2forders":     "/orders",
-		"/public/..%5corders":       "/orders",
-		`/public\..\orders`:         "/orders",
-		"//orders":                  "/orders",
-		"/public;jsessionid=1?a=b":  "/public",
-		"http://h/public/../orders": "/orders",
-	} {
-		got := tomcatPath(target)
-		if got != want {
-			t.Errorf("tomcatPath(%q) = %q, want %q", target, got, want)
-		}
-		if underOrders(want) != underOrders(got) {
-			t.Errorf("underOrders(%q)", got)
-		}
-	}
 }

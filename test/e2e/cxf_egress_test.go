@@ -17,6 +17,7 @@ import (
 
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/testpeer"
 )
 
 // cxfPartnerFlags are the serve flags of a CXF partner that signs its
@@ -99,7 +100,7 @@ func legacyUpload(ns, name string, data []byte) []byte {
 // client plaintext, SOAP 1.1 and 1.2. A response changed on the way back
 // is refused with the 502 fault before any byte of it reaches the client.
 func TestCXFEgress(t *testing.T) {
-	jar := cxfJar(t)
+	jar := testpeer.Jar(t, "cxf")
 	p := newPartnerPKI(t)
 	file := make([]byte, 48<<10)
 	_, err := rand.Read(file)

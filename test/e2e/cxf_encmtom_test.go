@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/metrics"
+	"github.com/wssgw/wssgw/internal/testpeer"
 )
 
 // TestCXFEncryptedMTOMTemplateHits: a real CXF client with MTOM on signs
@@ -23,7 +24,7 @@ import (
 // attachment, and the route counts template hits, no not_applicable
 // lookups.
 func TestCXFEncryptedMTOMTemplateHits(t *testing.T) {
-	jar := cxfJar(t)
+	jar := testpeer.Jar(t, "cxf")
 	p := newPartnerPKI(t)
 	photo := make([]byte, 64<<10)
 	_, err := rand.Read(photo)
@@ -36,11 +37,11 @@ func TestCXFEncryptedMTOMTemplateHits(t *testing.T) {
 	gw := startGateway(t, p.cxfGatewayConfig(backend.URL, t.TempDir()))
 
 	const calls = 6
-	var jobs []peerJob
+	var jobs []testpeer.Job
 	for k := range calls {
 		id := fmt.Sprintf("ok/encrypted-%d", k)
 		args := p.cxfCallArgs(gw.data+"/encrypted", "1.1", photoFile, "--actions", "Timestamp Signature Encrypt", "--name", id)
-		jobs = append(jobs, peerJob{ID: id, Args: args})
+		jobs = append(jobs, testpeer.Job{ID: id, Args: args})
 	}
 	results := cxfCalls(t, jar, jobs)
 	for _, j := range jobs {

@@ -7,28 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-)
 
-// cxfJar builds (or finds cached) the project's Apache CXF peer
-// (interop/cxf: a JAX-WS client and a WSS4J-secured service, issue 15).
-func cxfJar(t *testing.T) string {
-	t.Helper()
-	_, err := exec.LookPath("java")
-	if err == nil {
-		_, err = exec.LookPath("mvn")
-	}
-	needPeer(t, "java/mvn", err)
-	out, err := exec.Command("bash", filepath.Join(repoRoot, "interop", "build.sh"), "cxf").Output()
-	needPeer(t, "CXF peer build", err)
-	return strings.TrimSpace(string(out))
-}
+	"github.com/wssgw/wssgw/internal/testpeer"
+)
 
 // cxfResult is the CXF client's JSON line for one call.
 type cxfResult struct {
@@ -55,28 +41,10 @@ type cxfResult struct {
 // cxfCalls runs calls ("call" argument lists by id) in one CXF JVM, two at
 // a time, and returns the results by id. JVM start-up and CXF's first
 // proxy cost seconds; every call after that costs milliseconds.
-func cxfCalls(t *testing.T, jar string, calls []peerJob) map[string]cxfResult {
+func cxfCalls(t *testing.T, jar string, calls []testpeer.Job) map[string]cxfResult {
 	t.Helper()
-	var in bytes.Buffer
-	enc := json.NewEncoder(&in)
-	for _, c := range calls {
-		require.NoError(t, enc.Encode(c))
-	}
 	cmd := exec.Command("java", "-jar", jar, "client", "--parallel", "2")
-	cmd.Stdin = &in
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, _ := cmd.Output()
-	res := map[string]cxfResult{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var r cxfResult
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &r), sc.Text())
-		res[r.ID] = r
-	}
-	require.Len(t, res, len(calls), "CXF client results; stderr:\n%s", stderr.String())
-	return res
+	return testpeer.Batch[testpeer.Job, cxfResult](t, cmd, calls)
 }
 
 // cxfService is a running CXF service secured by WSS4J interceptors (the

@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/testpeer"
 )
 
 // filesNS is the namespace of the CXF peer's Files service (interop/cxf).
@@ -302,7 +303,7 @@ policies:
 // attachment or certificate part, and WSS4J's SHA-1 defaults on a default
 // policy, reach the CXF caller as a SOAP fault and never the backend.
 func TestCXFClient(t *testing.T) {
-	jar := cxfJar(t)
+	jar := testpeer.Jar(t, "cxf")
 	p := newPartnerPKI(t)
 	photo := make([]byte, 200<<10)
 	_, err := rand.Read(photo)
@@ -350,9 +351,9 @@ func TestCXFClient(t *testing.T) {
 		add("fail/WSS4J defaults on the default policy/"+v, "pass", "buffered", defaults, "algorithm")
 	}
 
-	var jobs []peerJob
+	var jobs []testpeer.Job
 	for _, c := range calls {
-		jobs = append(jobs, peerJob{ID: c.id, Args: append(c.args, "--name", c.id)})
+		jobs = append(jobs, testpeer.Job{ID: c.id, Args: append(c.args, "--name", c.id)})
 	}
 	results := cxfCalls(t, jar, jobs)
 
@@ -409,7 +410,7 @@ func TestCXFClient(t *testing.T) {
 	// HTTP/1.1 call the offer may not be made.
 	t.Run("ok/default conduit offering h2c on plain HTTP", func(t *testing.T) {
 		h2c := p.cxfCallArgs(gw.data+"/buffered", "1.1", photoFile, "--actions", "Timestamp Signature", "--name", "ok/h2c")
-		r := cxfCalls(t, jar, []peerJob{{ID: "h2c", Args: slicesDeleteFlag(h2c, "--http-version")}})["h2c"]
+		r := cxfCalls(t, jar, []testpeer.Job{{ID: "h2c", Args: slicesDeleteFlag(h2c, "--http-version")}})["h2c"]
 		require.True(t, r.OK, "%s", describeCXF(r))
 		_, forwarded := backend.request("ok/h2c")
 		assert.True(t, forwarded, "the backend did not get the call")

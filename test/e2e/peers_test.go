@@ -1,9 +1,6 @@
 package e2e
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,52 +11,22 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/wssgw/wssgw/internal/testpeer"
 	"github.com/wssgw/wssgw/internal/testpki"
 )
 
 // repoRoot is the repository root, from this package's directory.
 var repoRoot = filepath.Join("..", "..")
 
-// needPeer skips a test whose real peer cannot be built here, except in CI,
-// where .ci/run installs every peer and a missing one is a failure.
-func needPeer(t *testing.T, what string, err error) {
-	t.Helper()
-	if err == nil {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s unavailable in CI: %v", what, err)
-	}
-	t.Skipf("%s unavailable: %v", what, err)
-}
-
-// wss4jJar builds (or finds cached) the project's WSS4J peer.
-func wss4jJar(t *testing.T) string {
-	t.Helper()
-	_, err := exec.LookPath("java")
-	if err == nil {
-		_, err = exec.LookPath("mvn")
-	}
-	needPeer(t, "java/mvn", err)
-	out, err := exec.Command("bash", filepath.Join(repoRoot, "interop", "build.sh"), "wss4j").Output()
-	needPeer(t, "WSS4J peer build", err)
-	return strings.TrimSpace(string(out))
-}
-
 // zeepPython sets up (or finds cached) the zeep peer's virtualenv.
 func zeepPython(t *testing.T) string {
 	t.Helper()
 	out, err := exec.Command("bash", filepath.Join(repoRoot, "interop", "zeep", "setup.sh")).Output()
-	needPeer(t, "zeep venv", err)
+	testpeer.Need(t, "zeep venv", err)
 	return strings.TrimSpace(string(out))
 }
 
-// peerJob is one WSS4J batch job and its result.
-type peerJob struct {
-	ID   string   `json:"id"`
-	Args []string `json:"args"`
-}
-
+// peerResult is the WSS4J peer's result line for one batch job.
 type peerResult struct {
 	ID    string `json:"id"`
 	OK    bool   `json:"ok"`
@@ -70,28 +37,10 @@ type peerResult struct {
 }
 
 // wss4jBatch runs jobs in one JVM and returns results by id.
-func wss4jBatch(t *testing.T, jar string, jobs []peerJob) map[string]peerResult {
+func wss4jBatch(t *testing.T, jar string, jobs []testpeer.Job) map[string]peerResult {
 	t.Helper()
-	var in bytes.Buffer
-	enc := json.NewEncoder(&in)
-	for _, j := range jobs {
-		require.NoError(t, enc.Encode(j))
-	}
 	cmd := exec.Command("java", "-jar", jar, "batch", "--parallel", fmt.Sprint(runtime.NumCPU()))
-	cmd.Stdin = &in
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, _ := cmd.Output()
-	res := map[string]peerResult{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var r peerResult
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &r), sc.Text())
-		res[r.ID] = r
-	}
-	require.Len(t, res, len(jobs), "batch results; stderr:\n%s", stderr.String())
-	return res
+	return testpeer.Batch[testpeer.Job, peerResult](t, cmd, jobs)
 }
 
 // partnerPKI is a CA, a partner's signing key and wssgw's decryption key.

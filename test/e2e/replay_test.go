@@ -21,20 +21,21 @@ import (
 
 	"github.com/wssgw/wssgw/internal/replay/replaytest"
 	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/testpeer"
 )
 
 // signBST has WSS4J secure n fresh SOAP 1.1 messages with the sign-bst
 // profile, in one JVM, and returns them.
 func signBST(t *testing.T, pki *partnerPKI, n int) [][]byte {
 	t.Helper()
-	jar := wss4jJar(t)
-	var jobs []peerJob
+	jar := testpeer.Jar(t, "wss4j")
+	var jobs []testpeer.Job
 	var files []string
 	for i := range n {
 		in := filepath.Join(pki.dir, fmt.Sprintf("replay-%d.plain.xml", i))
 		out := strings.TrimSuffix(in, ".plain.xml") + ".xml"
 		require.NoError(t, os.WriteFile(in, plainEnvelope(soap.NS11, payload(1<<10)), 0o600))
-		jobs = append(jobs, peerJob{ID: fmt.Sprint(i), Args: []string{"sign", "--profile", "sign-bst", "--in", in, "--out", out,
+		jobs = append(jobs, testpeer.Job{ID: fmt.Sprint(i), Args: []string{"sign", "--profile", "sign-bst", "--in", in, "--out", out,
 			"--key", pki.client.KeyFile, "--cert", pki.client.CertFile}})
 		files = append(files, out)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/testpeer"
 )
 
 // TestWSS4JProfilesOnTemplatePath sends three fresh WSS4J messages of each
@@ -23,7 +24,7 @@ import (
 // (asserted through wssgw_template_lookups_total) and still forward the
 // exact payload.
 func TestWSS4JProfilesOnTemplatePath(t *testing.T) {
-	jar := wss4jJar(t)
+	jar := testpeer.Jar(t, "wss4j")
 	pki := newPartnerPKI(t)
 	backend := newRecordingBackend(t, []byte("<ok/>"), "text/xml")
 	// The admin templates API is off by default (admin.templates).
@@ -39,7 +40,7 @@ func TestWSS4JProfilesOnTemplatePath(t *testing.T) {
 		{"sign-encrypt", "encrypted", true}, {"encrypt-sign", "encrypted", true},
 	}
 	const rounds = 3
-	var jobs []peerJob
+	var jobs []testpeer.Job
 	type sent struct{ file, payload string }
 	files := map[string][]sent{}
 	for _, p := range profiles {
@@ -49,7 +50,7 @@ func TestWSS4JProfilesOnTemplatePath(t *testing.T) {
 			in := filepath.Join(pki.dir, fmt.Sprintf("tpl_%s_%d.plain.xml", p.profile, k))
 			out := filepath.Join(pki.dir, fmt.Sprintf("tpl_%s_%d.xml", p.profile, k))
 			require.NoError(t, os.WriteFile(in, plainEnvelope(soap.NS11, body), 0o600))
-			jobs = append(jobs, peerJob{ID: name, Args: []string{"sign", "--profile", p.profile, "--in", in, "--out", out,
+			jobs = append(jobs, testpeer.Job{ID: name, Args: []string{"sign", "--profile", p.profile, "--in", in, "--out", out,
 				"--key", pki.client.KeyFile, "--cert", pki.client.CertFile,
 				"--encrypt-cert", pki.server.CertFile, "--user", pki.clientUser, "--password", pki.pwd}})
 			files[p.profile] = append(files[p.profile], sent{out, body})
@@ -126,12 +127,12 @@ func TestWSS4JProfilesOnTemplatePath(t *testing.T) {
 		// Signed once gw2 runs: a new pod's memory replay store refuses
 		// messages created before it started (issue 16).
 		warm := []struct{ profile, route string }{{"sign-ski", "signed"}, {"sign-encrypt", "encrypted"}}
-		var jobs []peerJob
+		var jobs []testpeer.Job
 		for _, c := range warm {
 			in := filepath.Join(pki.dir, "tpl_warm_"+c.profile+".plain.xml")
 			// The shape the templates were learned from.
 			require.NoError(t, os.WriteFile(in, plainEnvelope(soap.NS11, payload(1<<10)+"<n>9</n>"), 0o600))
-			jobs = append(jobs, peerJob{ID: c.profile, Args: []string{"sign", "--profile", c.profile, "--in", in,
+			jobs = append(jobs, testpeer.Job{ID: c.profile, Args: []string{"sign", "--profile", c.profile, "--in", in,
 				"--out", strings.TrimSuffix(in, ".plain.xml") + ".xml",
 				"--key", pki.client.KeyFile, "--cert", pki.client.CertFile, "--encrypt-cert", pki.server.CertFile}})
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/wssgw/wssgw/internal/mime"
 	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/testpeer"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
@@ -72,7 +73,7 @@ type w4mTamper struct {
 // attachment's content, or a header the signature covers, changed on the
 // way.
 func TestWSS4JMTOMRequests(t *testing.T) {
-	jar := wss4jJar(t)
+	jar := testpeer.Jar(t, "wss4j")
 	pki := newPartnerPKI(t)
 
 	bin := make([]byte, 4<<10)
@@ -109,7 +110,7 @@ func TestWSS4JMTOMRequests(t *testing.T) {
 			xop: true, consumed: 3},
 	}
 
-	jobs := make([]peerJob, 0, len(modes))
+	jobs := make([]testpeer.Job, 0, len(modes))
 	files := map[string]string{}
 	for _, m := range modes {
 		out := filepath.Join(pki.dir, m.name+".mime")
@@ -121,7 +122,7 @@ func TestWSS4JMTOMRequests(t *testing.T) {
 			"--key", pki.client.KeyFile, "--cert", pki.client.CertFile,
 			"--attachment", binFile, "--attachment-type", "application/octet-stream", "--content-id", w4mBinCID,
 			"--attachment", txtFile, "--attachment-type", "text/plain", "--content-id", w4mTxtCID}
-		jobs = append(jobs, peerJob{ID: m.name, Args: append(args, m.args...)})
+		jobs = append(jobs, testpeer.Job{ID: m.name, Args: append(args, m.args...)})
 		files[m.name] = out
 	}
 	results := wss4jBatch(t, jar, jobs)

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/testpeer"
 	"github.com/wssgw/wssgw/internal/testpki"
 )
 
@@ -174,7 +175,7 @@ func tampered(route, reason, what string, mutate func(*testing.T, []byte) []byte
 // the logged and counted reason where it does not, or where the message
 // was tampered with.
 func TestWSS4JPathsThroughGateway(t *testing.T) {
-	jar := wss4jJar(t)
+	jar := testpeer.Jar(t, "wss4j")
 	pki := newPathsPKI(t)
 	backend := newRecordingBackend(t, []byte("<ok/>"), "text/xml")
 	gw := startGateway(t, pki.pathsConfig(backend.URL))
@@ -309,7 +310,7 @@ func TestWSS4JPathsThroughGateway(t *testing.T) {
 	}
 
 	// Secure every message in one JVM.
-	var jobs []peerJob
+	var jobs []testpeer.Job
 	files := map[string]string{}
 	payloads := map[string]string{}
 	for i, c := range cases {
@@ -325,7 +326,7 @@ func TestWSS4JPathsThroughGateway(t *testing.T) {
 		in := filepath.Join(pki.dir, fmt.Sprintf("path-%02d.plain.xml", i))
 		out := strings.TrimSuffix(in, ".plain.xml") + ".xml"
 		require.NoError(t, os.WriteFile(in, plain, 0o600))
-		jobs = append(jobs, peerJob{ID: c.name, Args: append([]string{"sign", "--in", in, "--out", out}, c.args...)})
+		jobs = append(jobs, testpeer.Job{ID: c.name, Args: append([]string{"sign", "--in", in, "--out", out}, c.args...)})
 		files[c.name], payloads[c.name] = out, body
 	}
 	results := wss4jBatch(t, jar, jobs)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/testpeer"
 )
 
 // respondAnswer is the backend's SOAP response on the buffered routes.
@@ -118,16 +119,16 @@ var respondRoutes = []string{"buffered", "fault", "confirm", "encrypted", "buffe
 // Timestamp), and rejects each once a byte changed. A backend that breaks
 // off mid-package leaves the client a package without a signature part.
 func TestWSS4JRespond(t *testing.T) {
-	jar := wss4jJar(t)
+	jar := testpeer.Jar(t, "wss4j")
 	pki := newPartnerPKI(t)
 	att := attachmentData(3 << 20)
 	gw := startGateway(t, pki.respondConfig(respondBackend(t, att).URL))
 
 	plain := filepath.Join(pki.dir, "request.plain.xml")
 	require.NoError(t, os.WriteFile(plain, plainEnvelope(soap.NS11, payload(1<<10)), 0o600))
-	var signJobs []peerJob
+	var signJobs []testpeer.Job
 	for _, r := range respondRoutes {
-		signJobs = append(signJobs, peerJob{ID: r, Args: []string{"sign", "--profile", "sign-bst", "--in", plain,
+		signJobs = append(signJobs, testpeer.Job{ID: r, Args: []string{"sign", "--profile", "sign-bst", "--in", plain,
 			"--out", filepath.Join(pki.dir, r+".request.xml"), "--key", pki.client.KeyFile, "--cert", pki.client.CertFile}})
 	}
 	for id, r := range wss4jBatch(t, jar, signJobs) {
@@ -208,14 +209,14 @@ func TestWSS4JRespond(t *testing.T) {
 	checks["ok/streaming MTOM"] = check{mtomFile, mime}
 	checks["fail/streaming MTOM attachment byte flipped"] = check{flippedFile, mime}
 
-	var jobs []peerJob
+	var jobs []testpeer.Job
 	for id, c := range checks {
 		in := []string{"--in", c.file}
 		if strings.HasSuffix(c.file, ".mime") {
 			in = []string{"--mime", c.file}
 		}
 		args := append(append([]string{"verify"}, in...), "--ca", pki.ca, "--require", "signed-body,signed-timestamp")
-		jobs = append(jobs, peerJob{ID: id, Args: append(args, c.args...)})
+		jobs = append(jobs, testpeer.Job{ID: id, Args: append(args, c.args...)})
 	}
 	results := wss4jBatch(t, jar, jobs)
 	for _, id := range slices.Sorted(maps.Keys(checks)) {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/testpeer"
 )
 
 const storePhotoCID = "photo.0@wssgw.test"
@@ -42,7 +43,7 @@ policies:
 // attachment byte for byte and none of the header-value parts; a tampered
 // attachment or certificate part is refused before the backend.
 func TestWSS4JStoreBytesGateway(t *testing.T) {
-	jar := wss4jJar(t)
+	jar := testpeer.Jar(t, "wss4j")
 	p := newPartnerPKI(t)
 	photo := make([]byte, 6<<10)
 	_, err := rand.Read(photo)
@@ -55,11 +56,11 @@ func TestWSS4JStoreBytesGateway(t *testing.T) {
 		{"sign/soap11", "sign-bst", soap.NS11}, {"sign/soap12", "sign-bst", soap.NS12},
 		{"sign-encrypt/soap11", "sign-encrypt", soap.NS11}, {"sign-encrypt/soap12", "sign-encrypt", soap.NS12},
 	}
-	var jobs []peerJob
+	var jobs []testpeer.Job
 	for i, c := range cases {
 		plain := filepath.Join(p.dir, fmt.Sprintf("plain%d.xml", i))
 		require.NoError(t, os.WriteFile(plain, plainEnvelope(c.ns, payload(256)), 0o600))
-		jobs = append(jobs, peerJob{ID: c.name, Args: []string{"sign", "--profile", c.profile, "--in", plain,
+		jobs = append(jobs, testpeer.Job{ID: c.name, Args: []string{"sign", "--profile", c.profile, "--in", plain,
 			"--mime-out", filepath.Join(p.dir, fmt.Sprintf("store%d.mime", i)),
 			"--key", p.client.KeyFile, "--cert", p.client.CertFile, "--encrypt-cert", p.server.CertFile,
 			"--attachment", photoFile, "--attachment-type", "image/png", "--content-id", storePhotoCID,

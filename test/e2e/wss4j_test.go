@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/wssgw/wssgw/internal/soap"
+	"github.com/wssgw/wssgw/internal/testpeer"
 )
 
 // peerMessage is a message a real peer secured, and where it must go.
@@ -32,7 +33,7 @@ func contentType(version string) string {
 // the exact plaintext payload without the Security header, passes the
 // signer identity, and rejects the same message sent again (replay).
 func TestWSS4JProfilesThroughGateway(t *testing.T) {
-	jar := wss4jJar(t)
+	jar := testpeer.Jar(t, "wss4j")
 	pki := newPartnerPKI(t)
 	backend := newRecordingBackend(t, []byte("<ok/>"), "text/xml")
 	gw := startGateway(t, pki.securedConfig(backend.URL, ""))
@@ -43,7 +44,7 @@ func TestWSS4JProfilesThroughGateway(t *testing.T) {
 		{"username-digest", "/user"},
 	}
 	big := map[string]bool{"sign-bst": true, "sign-encrypt": true, "encrypt-sign": true}
-	var jobs []peerJob
+	var jobs []testpeer.Job
 	var msgs []peerMessage
 	for _, p := range profiles {
 		for _, v := range []string{"1.1", "1.2"} {
@@ -64,7 +65,7 @@ func TestWSS4JProfilesThroughGateway(t *testing.T) {
 				args := []string{"sign", "--profile", p.profile, "--in", in, "--out", out,
 					"--key", pki.client.KeyFile, "--cert", pki.client.CertFile,
 					"--encrypt-cert", pki.server.CertFile, "--user", pki.clientUser, "--password", pki.pwd}
-				jobs = append(jobs, peerJob{ID: name, Args: args})
+				jobs = append(jobs, testpeer.Job{ID: name, Args: args})
 				msgs = append(msgs, peerMessage{name: name, route: p.route, file: out, version: v, payload: body})
 			}
 		}

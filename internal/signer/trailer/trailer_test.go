@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	gocrypto "crypto"
-	"io"
-	stdmime "mime"
 	"mime/multipart"
-	"net/textproto"
 	"strings"
 	"testing"
 
@@ -16,54 +13,16 @@ import (
 
 	"github.com/wssgw/wssgw/internal/mime"
 	"github.com/wssgw/wssgw/internal/signer"
+	"github.com/wssgw/wssgw/internal/testmime"
 	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
-
-const root = `<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>` +
-	`<m:File xmlns:m="urn:x"><xop:Include xmlns:xop="http://www.w3.org/2004/08/xop/include" href="cid:file@x"/></m:File></soap:Body></soap:Envelope>`
-
-// plainPackage is an MTOM package as a backend sends it: root and one
-// attachment.
-func plainPackage(t *testing.T) (*bytes.Buffer, string) {
-	t.Helper()
-	var in bytes.Buffer
-	mw := multipart.NewWriter(&in)
-	part := func(ct, cid, body string) {
-		h := textproto.MIMEHeader{}
-		h.Set("Content-Type", ct)
-		h.Set("Content-ID", "<"+cid+">")
-		w, err := mw.CreatePart(h)
-		require.NoError(t, err)
-		_, _ = io.WriteString(w, body)
-	}
-	part(`application/xop+xml; charset=UTF-8; type="text/xml"`, "root@x", root)
-	part("application/octet-stream", "file@x", strings.Repeat("\x00\x01binary", 100))
-	require.NoError(t, mw.Close())
-	return &in, mw.Boundary()
-}
-
-type stdParts struct{ r *multipart.Reader }
-
-func (p *stdParts) Next() (textproto.MIMEHeader, io.Reader, error) {
-	part, err := p.r.NextRawPart()
-	if err != nil {
-		return nil, nil, err
-	}
-	return part.Header, part, nil
-}
-
-func contentType(boundary string) string {
-	return stdmime.FormatMediaType("multipart/related", map[string]string{
-		"type": "application/xop+xml", "start": "<root@x>", "start-info": "text/xml", "boundary": boundary,
-	})
-}
 
 // streamed signs the package as the gateway's streaming mode does, with
 // the signature encrypted for recipient in the strict variant.
 func streamed(t *testing.T, signing, recipient *testpki.Leaf) *mime.Package {
 	t.Helper()
-	in, boundary := plainPackage(t)
+	in, boundary := testmime.File(t, strings.Repeat("\x00\x01binary", 100))
 	o := signer.StreamOptions{Options: signer.DefaultOptions()}
 	o.Signer, o.Certificate = signing.Key, signing.Cert
 	if recipient != nil {
@@ -72,8 +31,8 @@ func streamed(t *testing.T, signing, recipient *testpki.Leaf) *mime.Package {
 	s, err := signer.NewStream(o)
 	require.NoError(t, err)
 	var out bytes.Buffer
-	require.NoError(t, s.Sign(&out, &stdParts{multipart.NewReader(in, boundary)}))
-	return read(t, out.Bytes(), contentType(s.Boundary()))
+	require.NoError(t, s.Sign(&out, &testmime.RawParts{R: multipart.NewReader(in, boundary)}))
+	return read(t, out.Bytes(), testmime.ContentType(s.Boundary()))
 }
 
 func read(t *testing.T, msg []byte, ct string) *mime.Package {
@@ -92,7 +51,7 @@ func TestReassemble(t *testing.T) {
 	signing := ca.Issue(t, dir, "responder")
 	requester := ca.IssueRSA(t, dir, "requester")
 	other := ca.IssueRSA(t, dir, "other")
-	unsigned, boundary := plainPackage(t)
+	unsigned, boundary := testmime.File(t, strings.Repeat("\x00\x01binary", 100))
 
 	tests := []struct {
 		name      string
@@ -102,7 +61,7 @@ func TestReassemble(t *testing.T) {
 		want      error // nil for success
 		wantInErr string
 	}{
-		{name: "ok/no-trailer", pkg: read(t, unsigned.Bytes(), contentType(boundary))},
+		{name: "ok/no-trailer", pkg: read(t, unsigned.Bytes(), testmime.ContentType(boundary))},
 		{name: "ok/plain", pkg: streamed(t, signing, nil), trailer: true},
 		{name: "ok/strict", pkg: streamed(t, signing, requester), key: requester.Key.(gocrypto.Decrypter), trailer: true},
 		{name: "fail/strict-without-key", pkg: streamed(t, signing, requester), want: ErrNeedKey},
