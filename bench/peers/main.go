@@ -38,10 +38,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
+	"github.com/wssgw/wssgw/bench/proc"
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/dom"
@@ -417,7 +417,7 @@ func measureWSSGW(o options, keys string, files map[string][]string) ([]result, 
 				}
 			}
 		}
-		start := processCPU()
+		start := proc.SelfCPU()
 		for range o.rounds {
 			for i, m := range msgs {
 				res, err := eng.Process(m, pol, now)
@@ -429,18 +429,11 @@ func measureWSSGW(o options, keys string, files map[string][]string) ([]result, 
 				}
 			}
 		}
-		cpu := processCPU() - start
+		cpu := proc.SelfCPU() - start
 		rs = append(rs, result{Profile: prof, Receiver: "wssgw template path, crypto " + crypto.Backend(),
 			CPUus: float64(cpu.Microseconds()) / float64(o.rounds*len(msgs)), Messages: len(msgs), MeanBytes: meanSize(files[prof])})
 	}
 	return rs, nil
-}
-
-// processCPU is this process's user + system time, every thread.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func meanSize(files []string) int {

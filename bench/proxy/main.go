@@ -33,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wssgw/wssgw/bench/proc"
 	"github.com/wssgw/wssgw/internal/metrics"
 )
 
@@ -234,12 +235,12 @@ func rounds(o options, targets []target, h roundHooks) ([][]result, error) {
 					return nil, err
 				}
 			}
-			cpu0, measured := processCPU(targets[idx].pid)
+			cpu0, measured := proc.CPU(targets[idx].pid)
 			res, err := load(targets[idx].url, targets[idx].src, o.conns, o.duration, loadOptions{})
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", targets[idx].name, err)
 			}
-			if cpu1, ok := processCPU(targets[idx].pid); measured && ok {
+			if cpu1, ok := proc.CPU(targets[idx].pid); measured && ok {
 				res.cpu = cpu1 - cpu0
 			}
 			if h.after != nil {

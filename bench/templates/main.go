@@ -18,9 +18,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
-	"syscall"
 	"time"
 
+	"github.com/wssgw/wssgw/bench/proc"
 	"github.com/wssgw/wssgw/internal/config"
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/dom"
@@ -210,35 +210,35 @@ func timePaths(e *engines, kp *wcrypto.KeyPair, msgs [][]byte, now time.Time) (t
 		if err != nil {
 			return t, err
 		}
-		s, c := time.Now(), processCPU()
+		s, c := time.Now(), proc.SelfCPU()
 		res, err := e.tpl.Process(m, e.policy, now)
 		if err != nil {
 			return t, err
 		}
 		el := time.Since(s)
 		tT += el
-		cT += processCPU() - c
+		cT += proc.SelfCPU() - c
 		hit := res.Lookup == metrics.LookupHit
 		if hit {
 			tH += el
 			t.hits++
 		}
-		s, c = time.Now(), processCPU()
+		s, c = time.Now(), proc.SelfCPU()
 		if err := f.run(); err != nil {
 			return t, err
 		}
 		el = time.Since(s)
 		tF += el
-		cF += processCPU() - c
+		cF += proc.SelfCPU() - c
 		if hit {
 			tHF += el
 		}
-		s, c = time.Now(), processCPU()
+		s, c = time.Now(), proc.SelfCPU()
 		if _, err := e.dom.Process(m, e.policy, now); err != nil {
 			return t, err
 		}
 		tD += time.Since(s)
-		cD += processCPU() - c
+		cD += proc.SelfCPU() - c
 	}
 	t.cpuTpl, t.cpuFloor, t.cpuDOM = cT.Seconds(), cF.Seconds(), cD.Seconds()
 	n := float64(len(msgs)) * 1e3
@@ -258,11 +258,4 @@ type timings struct {
 	// CPU seconds of the process over the timed messages, per path: on a
 	// machine shared with other work, wall time counts waits for a core.
 	cpuTpl, cpuFloor, cpuDOM float64
-}
-
-// processCPU is the process's user + system time, every thread.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -8,13 +8,13 @@ import (
 	"crypto/sha256"
 	"errors"
 	"math/big"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/wssgw/wssgw/bench/proc"
 	"github.com/wssgw/wssgw/internal/testpki"
 )
 
@@ -397,17 +397,11 @@ func BenchmarkBackends(b *testing.B) {
 // does, while ns/op also counts the time other processes held the cores.
 type cpuClock time.Duration
 
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func startCPU() cpuClock { return cpuClock(processCPU()) }
+func startCPU() cpuClock { return cpuClock(proc.SelfCPU()) }
 
 // report adds cpu-µs/op to the benchmark's line.
 func (c cpuClock) report(b *testing.B) {
-	b.ReportMetric(float64(processCPU()-time.Duration(c))/float64(b.N)/1e3, "cpu-µs/op")
+	b.ReportMetric(float64(proc.SelfCPU()-time.Duration(c))/float64(b.N)/1e3, "cpu-µs/op")
 }
 
 // TestBackendFIPSMode: in FIPS 140-3 mode no key leaves the Go

@@ -7,10 +7,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/wssgw/wssgw/bench/proc"
 	"github.com/wssgw/wssgw/internal/config"
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/metrics"
@@ -120,14 +120,14 @@ func benchmarkFreshShapes(b *testing.B, more func(*config.Config)) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
-			start := processCPU()
+			start := proc.SelfCPU()
 			for b.Loop() {
 				if rec := f.serveRec(msgs[i%len(msgs)]); rec.Code != want {
 					b.Fatalf("%s: status %d, want %d: %s", name, rec.Code, want, rec.Body)
 				}
 				i++
 			}
-			cpu[name] = float64(processCPU()-start) / float64(b.N) / 1e3
+			cpu[name] = float64(proc.SelfCPU()-start) / float64(b.N) / 1e3
 			b.ReportMetric(cpu[name], "cpu-µs/op")
 		})
 	}
@@ -140,14 +140,4 @@ func benchmarkFreshShapes(b *testing.B, more func(*config.Config)) {
 		fmt.Printf("%s: process CPU per request: fresh/hit %.2f, garbage/hit %.2f, hit-after/hit %.2f\n",
 			b.Name(), cpu["fresh"]/cpu["hit"], cpu["garbage"]/cpu["hit"], cpu["hit-after"]/cpu["hit"])
 	}
-}
-
-// processCPU is the process's user and system CPU time: on a shared,
-// loaded host it leaves out the time spent waiting for a core.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/wssgw/wssgw/bench/proc"
 	"github.com/wssgw/wssgw/internal/config"
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/metrics"
@@ -54,17 +55,17 @@ func BenchmarkGatewayHit(b *testing.B) {
 		for b.Loop() {
 			m := msgs[i%len(msgs)]
 			i++
-			c := processCPU()
+			c := proc.SelfCPU()
 			postHit(b, client, gwURL, m, &errs)
-			cpuGw += processCPU() - c
-			c = processCPU()
+			cpuGw += proc.SelfCPU() - c
+			c = proc.SelfCPU()
 			postHit(b, client, plainURL, m, &errs)
-			cpuPlain += processCPU() - c
-			c = processCPU()
+			cpuPlain += proc.SelfCPU() - c
+			c = proc.SelfCPU()
 			if _, _, err := rt.security.policy.Verify(context.Background(), rt.security.engine, m, time.Now()); err != nil {
 				b.Fatal(err)
 			}
-			cpuEngine += processCPU() - c
+			cpuEngine += proc.SelfCPU() - c
 		}
 		n := float64(b.N)
 		us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / n / 1e3 }

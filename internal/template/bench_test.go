@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/wssgw/wssgw/bench/proc"
 	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/metrics"
@@ -176,24 +176,24 @@ func BenchmarkEngines(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(msg)))
 			for b.Loop() {
-				s, c := time.Now(), processCPU()
+				s, c := time.Now(), proc.SelfCPU()
 				if _, err := f.engine.Process(msg, f.policy, f.now); err != nil {
 					b.Fatal(err)
 				}
 				tTpl += time.Since(s)
-				cTpl += processCPU() - c
-				s, c = time.Now(), processCPU()
+				cTpl += proc.SelfCPU() - c
+				s, c = time.Now(), proc.SelfCPU()
 				if _, err := f.dom.Process(msg, f.policy, f.now); err != nil {
 					b.Fatal(err)
 				}
 				tDOM += time.Since(s)
-				cDOM += processCPU() - c
-				s, c = time.Now(), processCPU()
+				cDOM += proc.SelfCPU() - c
+				s, c = time.Now(), proc.SelfCPU()
 				if err := fl.run(); err != nil {
 					b.Fatal(err)
 				}
 				tFloor += time.Since(s)
-				cFloor += processCPU() - c
+				cFloor += proc.SelfCPU() - c
 			}
 			n := float64(b.N)
 			b.ReportMetric(float64(tTpl.Nanoseconds())/n/1e3, "µs-template")
@@ -282,11 +282,4 @@ func timeRoot(tb testing.TB, f *fixture, msg []byte, root *node, n int) time.Dur
 		}
 	}
 	return time.Since(s)
-}
-
-// processCPU is the process's user + system time, every thread.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

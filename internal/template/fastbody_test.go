@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wssgw/wssgw/bench/proc"
 	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
@@ -250,18 +251,18 @@ func BenchmarkFastBody(b *testing.B) {
 			b.SetBytes(int64(end - start))
 			var cFast, cHash time.Duration
 			for b.Loop() {
-				c0 := processCPU()
+				c0 := proc.SelfCPU()
 				h.Reset()
 				if !fb.run(env, start, end, ctx, &lim, h) {
 					b.Fatal("not handled")
 				}
 				h.Sum(nil)
-				c1 := processCPU()
+				c1 := proc.SelfCPU()
 				h.Reset()
 				h.Write(canon)
 				h.Sum(nil)
 				cFast += c1 - c0
-				cHash += processCPU() - c1
+				cHash += proc.SelfCPU() - c1
 			}
 			b.ReportMetric(float64(cFast)/float64(cHash), "cpu-fast/sha256")
 		})

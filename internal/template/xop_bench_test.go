@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wssgw/wssgw/bench/proc"
 	"github.com/wssgw/wssgw/internal/c14n"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/mime"
@@ -126,27 +127,27 @@ func BenchmarkPackages(b *testing.B) {
 			b.SetBytes(int64(len(root) + c.size))
 			for b.Loop() {
 				a := alloc()
-				s, c := time.Now(), processCPU()
+				s, c := time.Now(), proc.SelfCPU()
 				if _, err := f.engine.ProcessAttachments(root, atts, f.policy, f.now); err != nil {
 					b.Fatal(err)
 				}
 				tTpl += time.Since(s)
-				cTpl += processCPU() - c
+				cTpl += proc.SelfCPU() - c
 				a2 := alloc()
 				aTpl += a2 - a
-				s, c = time.Now(), processCPU()
+				s, c = time.Now(), proc.SelfCPU()
 				if _, err := f.dom.ProcessAttachments(root, atts, f.policy, f.now); err != nil {
 					b.Fatal(err)
 				}
 				tDOM += time.Since(s)
-				cDOM += processCPU() - c
+				cDOM += proc.SelfCPU() - c
 				aDOM += alloc() - a2
-				s, c = time.Now(), processCPU()
+				s, c = time.Now(), proc.SelfCPU()
 				if err := fl.run(); err != nil {
 					b.Fatal(err)
 				}
 				tFloor += time.Since(s)
-				cFloor += processCPU() - c
+				cFloor += proc.SelfCPU() - c
 			}
 			n := float64(b.N)
 			b.ReportMetric(float64(tTpl.Nanoseconds())/n/1e3, "µs-template")
