@@ -62,10 +62,12 @@ type recorder struct {
 	sibs  []sibRec // by depth
 	delta []int32  // replay: per event, the offset of the new subtree's part from the recorded one's
 	ends  []int32  // replay: per event, where the new part ends
+
+	replayed int // subtrees replayed (tests)
 }
 
 func (r *recorder) reset() {
-	r.on = false
+	r.on, r.replayed = false, 0
 	for i := range r.sibs {
 		r.sibs[i].kind = 0
 	}
@@ -196,6 +198,7 @@ func (fb *fastBody) replay(q int) int {
 	}
 	// Accepted: the input as it is but the unsorted start tags.
 	fb.elems += int(s.elems)
+	r.replayed++
 	r.on = false // a recording around it would miss its parts
 	for i := range s.evs {
 		e := &s.evs[i]
