@@ -139,7 +139,6 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 		// Character data, from stop to stop (fastbody_scan.go); most
 		// tags follow a tag.
 		ts := p
-		plain := true
 		for p == end || data[p] != '<' {
 			q, ok := fb.peek(p, 0)
 			if !ok {
@@ -149,7 +148,6 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 				p = q
 				break
 			}
-			plain = false
 			if p, ok = fb.textStop(ts, q); !ok {
 				return false
 			}
@@ -160,11 +158,9 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 				return false
 			}
 			if fb.rec.on {
-				if plain && p < end {
-					fb.recText(ts, p)
-				} else {
-					fb.rec.on = false
-				}
+				// The replay checks that the new text is canonical as
+				// it is, whatever this one was.
+				fb.recText(ts, p)
 			}
 		}
 		if p == end {

@@ -61,6 +61,13 @@ func fastReplaySeeds() []string {
 		leaves(1, `<r:I b="`+strings.Repeat("v", 41)+`" a="2">t</r:I>`), leaves(1, `<r:I b="`+strings.Repeat("v", 42)+`" a="2">t</r:I>`),
 		open + `<r:I b="1" a="2"><r:N>123</r:N><r:N>456</r:N></r:I><r:I b="1" a="2"><r:N>123</r:N><r:N>4567</r:N></r:I>` + close,
 		open + `<r:I b="1" a="2">12<r:N>3</r:N>456</r:I><r:I b="1" a="2">12<r:N>3</r:N>4567</r:I>` + close,
+		// A recorded subtree the walk did not take tag by tag as it is:
+		// an empty-element tag, an end tag's white space, a start tag
+		// simpleTag leaves to startTag (reordered, declaring).
+		open + strings.Repeat(`<r:I b="1" a="2"><r:N/></r:I>`, 3) + close, open + strings.Repeat(`<r:I b="1"><r:N>t</r:N ></r:I>`, 3) + close,
+		open + strings.Repeat(`<r:I b="1" a="2"><r:N r:z="1" y="2">t</r:N></r:I>`, 3) + close,
+		open + strings.Repeat(`<r:I b="1" a="2"><r:N xmlns:q="urn:q">t</r:N></r:I>`, 2) + close,
+		open + strings.Repeat(`<r:I b="1" a="2">x>y<r:N>t</r:N></r:I>`, 3) + close, open + `<r:I b="1" a="2">x>y<r:N>t</r:N></r:I><r:I b="1" a="2">xzy<r:N>t</r:N></r:I>` + close,
 	}
 	return s
 }
@@ -94,6 +101,10 @@ func TestFastBodyReplay(t *testing.T) {
 		{`<r:O xmlns:r="urn:r">` + strings.Repeat(`<r:I b="1" a="2">t</r:I>`, 3) + `</r:O>`, 2},
 		{`<r:O xmlns:r="urn:r">` + strings.Repeat(`<r:I b="1" a="2"/>`, 3) + `</r:O>`, 0},
 		{`<r:O xmlns:r="urn:r"><r:I b="1"><r:N>t</r:N></r:I><r:I b="1"><r:N>t</r:N ></r:I><r:I b="1"><r:N>t</r:N></r:I></r:O>`, 1},
+		// Other values and text are replayed.
+		{`<r:O xmlns:r="urn:r"><r:I b="1" a="2">t</r:I><r:I b="22" a="">tt</r:I><r:I b="" a="333"></r:I></r:O>`, 2},
+		{`<r:O xmlns:r="urn:r"><r:I b="1">a<r:N>t</r:N>b</r:I><r:I b="2">aa<r:N>tt</r:N></r:I><r:I b="3"><r:N></r:N>bbb</r:I></r:O>`, 2},
+		{"<r:O xmlns:r=\"urn:r\"><r:I>\n <r:N>t</r:N>\n</r:I><r:I>\n  <r:N>t</r:N>\n</r:I></r:O>", 1},
 	} {
 		if got := replays(t, sc, c.body); got != c.want {
 			t.Errorf("%q: %d replays, want %d", c.body, got, c.want)
