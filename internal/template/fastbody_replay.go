@@ -52,18 +52,27 @@ type sibRec struct {
 	evs        []sibEvent
 }
 
-// recorder is the subtree being recorded (one at a time, the outermost).
+// recorder is the subtree being recorded (one at a time, the outermost);
+// the subtrees inside it that close while it records are recorded too,
+// as the part of its events since their start tag (marks).
 type recorder struct {
 	on    bool
 	depth int
 	start int
 	elems int32
+	epoch int32 // recordings started
 	evs   []sibEvent
-	sibs  []sibRec // by depth
-	delta []int32  // replay: per event, the offset of the new subtree's part from the recorded one's
-	ends  []int32  // replay: per event, where the new part ends
+	marks []recMark // by depth: the last simple start tag while recording
+	sibs  []sibRec  // by depth
+	delta []int32   // replay: per event, the offset of the new subtree's part from the recorded one's
+	ends  []int32   // replay: per event, where the new part ends
 
 	replayed int // subtrees replayed (tests)
+}
+
+// recMark is where a start tag's subtree begins in the recording.
+type recMark struct {
+	epoch, ev, pos, elems int32
 }
 
 func (r *recorder) reset() {
@@ -79,7 +88,13 @@ func (fb *fastBody) recTag(q int, at *[simpleAttrs][3]int32, n int, sorted bool,
 	r := &fb.rec
 	if !r.on {
 		r.on, r.depth, r.start, r.elems, r.evs = true, len(fb.open), q, 0, r.evs[:0]
+		r.epoch++
 	}
+	d := len(fb.open)
+	for len(r.marks) <= d {
+		r.marks = append(r.marks, recMark{})
+	}
+	r.marks[d] = recMark{epoch: r.epoch, ev: int32(len(r.evs)), pos: int32(q), elems: r.elems}
 	r.elems++
 	if empty || len(r.evs)+n+1 > maxSibEvents {
 		r.on = false
@@ -107,17 +122,25 @@ func (fb *fastBody) recText(s, e int) {
 // end: if it is the recorded one, its record is the depth's.
 func (fb *fastBody) recEnd(end int) {
 	r := &fb.rec
-	d := r.depth
-	if d != len(fb.open) {
-		return
-	}
-	r.on = false
+	d := len(fb.open)
 	for len(r.sibs) <= d {
 		r.sibs = append(r.sibs, sibRec{})
 	}
 	s := &r.sibs[d]
-	s.kind, s.start, s.end, s.elems = fb.open[d-1].kind, int32(r.start), int32(end), r.elems
-	s.evs, r.evs = r.evs, s.evs[:0]
+	if d == r.depth {
+		r.on = false
+		s.kind, s.start, s.end, s.elems = fb.open[d-1].kind, int32(r.start), int32(end), r.elems
+		s.evs, r.evs = r.evs, s.evs[:0]
+		return
+	}
+	// An element inside the recorded one (a nested list's item): its
+	// start tag's mark is of this recording, the elements since opened
+	// and closed (a replayed one adds its parts).
+	if d > r.depth && d < len(r.marks) && r.marks[d].epoch == r.epoch {
+		m := r.marks[d]
+		s.kind, s.start, s.end, s.elems = fb.open[d-1].kind, m.pos, int32(end), r.elems-m.elems
+		s.evs = append(s.evs[:0], r.evs[m.ev:]...)
+	}
 }
 
 // sameAt reports whether data[i:i+n] equals data[j:j+n], word by word.
@@ -199,7 +222,21 @@ func (fb *fastBody) replay(q int) int {
 	// Accepted: the input as it is but the unsorted start tags.
 	fb.elems += int(s.elems)
 	r.replayed++
-	r.on = false // a recording around it would miss its parts
+	if r.on {
+		// The recording around it takes its parts.
+		if len(r.evs)+len(s.evs) > maxSibEvents {
+			r.on = false
+		} else {
+			r.elems += s.elems
+			for i := range s.evs {
+				e := s.evs[i]
+				if e.kind != evTag {
+					e.s, e.e, e.as = e.s+delta[i], ends[i], e.as+delta[i]
+				}
+				r.evs = append(r.evs, e)
+			}
+		}
+	}
 	for i := range s.evs {
 		e := &s.evs[i]
 		if e.kind != evTag {

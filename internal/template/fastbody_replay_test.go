@@ -56,6 +56,17 @@ func fastReplaySeeds() []string {
 		list(`<r:I xmlns:r="urn:r" b="1" a="2"><r:N>t</r:N></r:I>`), list(`<r:I b="1" a="2" xmlns:r="urn:x"><r:N>t</r:N></r:I>`),
 		list(`<r:I b="1" a="2"><r:N xmlns:r="urn:y">t</r:N></r:I>`), list(`<r:I b="1" a="2"><r:N xmlns="urn:y">t</r:N></r:I>`),
 		list(`<r:I b="1" a="2"><r:N xmlns:q="urn:y">t</r:N></r:I>`),
+		// Nested lists: inner items recorded inside an outer one, replayed
+		// inside the next, which is then recorded with their parts.
+		open + `<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="3">v</r:L><r:L x="4">w</r:L><r:L x="5">z</r:L></r:I>` + item + close,
+		open + `<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="3">v</r:L><r:L y="4">w</r:L></r:I>` + close,
+		open + `<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="3">v</r:L><r:L x="4">w</r:M></r:I>` + close,
+		open + `<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="3">v</r:L><r:L x="4">w></r:L></r:I>` + close,
+		open + strings.Repeat(`<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I>`, 3) + `<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:J>` + close,
+		open + strings.Repeat(`<r:I b="1" a="2"><r:L x="1" w="0"><r:V>t</r:V></r:L><r:L x="2" w="0"><r:V>u</r:V></r:L></r:I>`, 3) + `<r:I b="1" a="2"><r:L x="1" w="0"><r:V>t</r:V></r:L><r:L x="2" w="0"><r:V>u</r:V></r:L></r:I>` + close,
+		open + `<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u&gt;</r:L></r:I>` + close,
+		open + `<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L ></r:I>` + close,
+		open + `<r:I b="1" a="2"><r:L x="1"><r:V/></r:L><r:L x="2"><r:V/></r:L></r:I>` + close,
 		// Near the limits of tightScanner: elements, text, values.
 		leaves(6, ""), leaves(7, ""), leaves(1, `<r:I b="1" a="2">1234567</r:I>`), leaves(1, `<r:I b="1" a="2">123456</r:I>`),
 		leaves(1, `<r:I b="`+strings.Repeat("v", 41)+`" a="2">t</r:I>`), leaves(1, `<r:I b="`+strings.Repeat("v", 42)+`" a="2">t</r:I>`),
@@ -105,6 +116,10 @@ func TestFastBodyReplay(t *testing.T) {
 		{`<r:O xmlns:r="urn:r"><r:I b="1" a="2">t</r:I><r:I b="22" a="">tt</r:I><r:I b="" a="333"></r:I></r:O>`, 2},
 		{`<r:O xmlns:r="urn:r"><r:I b="1">a<r:N>t</r:N>b</r:I><r:I b="2">aa<r:N>tt</r:N></r:I><r:I b="3"><r:N></r:N>bbb</r:I></r:O>`, 2},
 		{"<r:O xmlns:r=\"urn:r\"><r:I>\n <r:N>t</r:N>\n</r:I><r:I>\n  <r:N>t</r:N>\n</r:I></r:O>", 1},
+		// Nested lists of other lengths: the inner items are recorded
+		// inside the outer one and replayed.
+		{`<r:O xmlns:r="urn:r"><r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="3">v</r:L><r:L x="4">w</r:L><r:L x="5">z</r:L></r:I></r:O>`, 4},
+		{`<r:O xmlns:r="urn:r"><r:I b="1" a="2"><r:L x="1"><r:V>t</r:V></r:L><r:L x="2"><r:V>u</r:V></r:L></r:I><r:I b="1" a="2"><r:L x="3"><r:V>v</r:V></r:L></r:I><r:I b="1" a="2"><r:L x="3"><r:V>v</r:V></r:L></r:I></r:O>`, 3},
 	} {
 		if got := replays(t, sc, c.body); got != c.want {
 			t.Errorf("%q: %d replays, want %d", c.body, got, c.want)
@@ -124,6 +139,13 @@ func replays(t *testing.T, sc *xmlscan.Scanner, body string) int {
 	fb := &fastBody{only: xmlscan.DefaultConfig().ElementOnly}
 	if !fb.run(data, len(fastHead), len(data)-len(fastTail), newFastCtx(&ref, bodyOf(&ref), nil), &lim, &bufHash{}) {
 		t.Fatalf("%q not handled", body)
+	}
+	var d xmlscan.Document
+	if err := sc.Scan(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	if fb.elems != len(d.Elements) {
+		t.Errorf("%q: %d elements counted, the gate counts %d", body, fb.elems, len(d.Elements))
 	}
 	return fb.rec.replayed
 }
