@@ -82,8 +82,11 @@ func (r *recorder) reset() {
 	}
 }
 
-// recStart is called for each simple start tag at q, at depth d (its
-// parent fb.open[d-1]).
+// recTag is called for each start tag simpleTag took at q, at depth
+// len(fb.open): it starts a recording unless one is on, marks where the
+// tag's subtree begins and records its values (and its order when
+// unsorted). An empty-element tag ends the recording: its canonical form
+// is not its bytes.
 func (fb *fastBody) recTag(q int, at *[simpleAttrs][3]int32, n int, sorted bool, perm *[simpleAttrs]uint8, empty bool) {
 	r := &fb.rec
 	if !r.on {
