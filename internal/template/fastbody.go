@@ -108,6 +108,7 @@ type fastBody struct {
 	shapes          []tagShape // by depth: the last start tag simpleTag checked
 	spaces          [][]byte   // the namespaces of open elements
 	kinds           int32      // fastOpen.kind given out
+	rec             recorder   // sibling replay (fastbody_replay.go)
 }
 
 const fastFlush = 16 << 10
@@ -126,6 +127,7 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 	fb.onlyLens = 0
 	fb.shapes = fb.shapes[:0] // offsets into the last data
 	fb.spaces, fb.kinds = fb.spaces[:0], 0
+	fb.rec.reset()
 	for _, n := range fb.only {
 		fb.onlyLens |= 1 << min(len(n.Local), 63)
 	}
@@ -155,6 +157,11 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 			if o.text += int32(p - ts); int(o.text) > fb.lim.MaxTextLen {
 				return false
 			}
+			if fb.rec.on {
+				// The replay checks that the new text is canonical as
+				// it is, whatever this one was.
+				fb.recText(ts, p)
+			}
 		}
 		if p == end {
 			break
@@ -170,7 +177,11 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 		case '!', '?':
 			return false // comment, CDATA, PI: the gate's Document decides
 		default:
+			if p = fb.replay(q); p != 0 {
+				continue
+			}
 			if p, ok = fb.simpleTag(q, end); p == 0 {
+				fb.rec.on = false // a subtree of simple tags only is recorded
 				p, ok = fb.startTag(q, end)
 			}
 		}
@@ -431,7 +442,7 @@ func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 	if !parent.known {
 		return 0, false
 	}
-	var at [simpleAttrs][2]int32 // attribute start (its name), value end (the closing quote)
+	var at [simpleAttrs][3]int32 // attribute start (its name), value end (the closing quote), value start
 	if s := fb.shapeAt(q, parent); s != nil {
 		if p := fb.shapeAttrs(q, end, s, &at); p != 0 {
 			return fb.simpleDone(q, q+1+int(s.qn), p, &at, int(s.n), s.sorted, &s.perm, parent)
@@ -496,7 +507,7 @@ func (fb *fastBody) simpleTag(q, end int) (int, bool) {
 				sorted = false
 			}
 		}
-		at[n], names[n] = [2]int32{int32(as), int32(ve)}, int32(ae)
+		at[n], names[n] = [3]int32{int32(as), int32(ve), int32(vs)}, int32(ae)
 		n++
 		p = ve + 1
 	}
@@ -594,7 +605,7 @@ func (fb *fastBody) shapeAt(q int, parent *fastOpen) *tagShape {
 // shapeAttrs matches the attributes of the start tag at q against s and
 // finds their plain values; it returns where the tag's end ('>' or "/>")
 // is, or 0 when the tag is not of the shape.
-func (fb *fastBody) shapeAttrs(q, end int, s *tagShape, at *[simpleAttrs][2]int32) int {
+func (fb *fastBody) shapeAttrs(q, end int, s *tagShape, at *[simpleAttrs][3]int32) int {
 	data := fb.data
 	p := q + 1 + int(s.qn)
 	for k := range int(s.n) {
@@ -618,7 +629,7 @@ func (fb *fastBody) shapeAttrs(q, end int, s *tagShape, at *[simpleAttrs][2]int3
 		if ve >= end || data[ve] != '"' || ve-vs > fb.lim.MaxAttrValueLen {
 			return 0
 		}
-		at[k] = [2]int32{int32(p + 1), int32(ve)}
+		at[k] = [3]int32{int32(p + 1), int32(ve), int32(vs)}
 		p = ve + 1
 	}
 	if p >= end || data[p] != '>' && (data[p] != '/' || p+1 >= end || data[p+1] != '>') {
@@ -631,7 +642,7 @@ func (fb *fastBody) shapeAttrs(q, end int, s *tagShape, at *[simpleAttrs][2]int3
 // ne and its end ('>' or "/>") at p: the limits on the element count and
 // depth, the canonical start tag (attributes in perm's order unless
 // sorted) and the open element.
-func (fb *fastBody) simpleDone(q, ne, p int, at *[simpleAttrs][2]int32, n int, sorted bool, perm *[simpleAttrs]uint8, parent *fastOpen) (int, bool) {
+func (fb *fastBody) simpleDone(q, ne, p int, at *[simpleAttrs][3]int32, n int, sorted bool, perm *[simpleAttrs]uint8, parent *fastOpen) (int, bool) {
 	data, lim := fb.data, fb.lim
 	if fb.elems+1 > lim.MaxElements || fb.ctx.depth+len(fb.open) > lim.MaxDepth {
 		return 0, false
@@ -641,6 +652,7 @@ func (fb *fastBody) simpleDone(q, ne, p int, at *[simpleAttrs][2]int32, n int, s
 		fb.tops++
 	}
 	empty := data[p] == '/'
+	fb.recTag(q, at, n, sorted, perm, empty)
 	tagEnd := p // the '>' or the '/' of "/>"
 	if empty {
 		p += 2
@@ -671,6 +683,12 @@ func (fb *fastBody) simpleDone(q, ne, p int, at *[simpleAttrs][2]int32, n int, s
 		// payload). Nothing to write or to open: the text is within
 		// the limit, and the element's checks are done.
 		if k := e + 1 + ne - q; k < fb.end && data[e+1] == '/' && data[k] == '>' && eqAt(data, e+2, q+1, ne-q-1) {
+			if fb.rec.on {
+				if e > p {
+					fb.recText(p, e)
+				}
+				fb.recEnd(k + 1)
+			}
 			fb.flush()
 			return k + 1, true
 		}
@@ -1087,6 +1105,7 @@ func (fb *fastBody) endTag(q, end int) (int, bool) {
 	}
 	if p > n {
 		// White space before '>': the canonical end tag has none.
+		fb.rec.on = false
 		fb.sync(q)
 		fb.out = append(append(append(fb.out, "</"...), o.qname(data)...), '>')
 		fb.mark = p + 1
@@ -1096,6 +1115,9 @@ func (fb *fastBody) endTag(q, end int) (int, bool) {
 		fb.scope, fb.rend = fb.scope[:o.scope], fb.rend[:o.rendered]
 	}
 	fb.open = fb.open[:len(fb.open)-1]
+	if fb.rec.on {
+		fb.recEnd(p + 1)
+	}
 	return p + 1, true
 }
 

@@ -9,4 +9,5 @@ func TestFastBodyGenericScan(t *testing.T) {
 	haveAVX2 = false
 	defer func() { haveAVX2 = saved }()
 	TestFastBodyVersusGate(t)
+	TestFastBodyReplay(t)
 }

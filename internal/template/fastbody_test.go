@@ -205,6 +205,10 @@ func FuzzFastBody(f *testing.F) {
 	for i, s := range fastEdgeSeeds() {
 		f.Add(s, uint8(i%8))
 	}
+	for _, s := range fastReplaySeeds() {
+		f.Add(s, uint8(0))
+		f.Add(s, uint8(4))
+	}
 	sc, err := xmlscan.NewScanner(xmlscan.DefaultConfig())
 	if err != nil {
 		f.Fatal(err)

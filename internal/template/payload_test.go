@@ -214,6 +214,11 @@ func FuzzBodyDifferential(f *testing.F) {
 		k := uint8(len(sites))
 		sites = append(sites, site{msg, s, e})
 		f.Add(k, msg[s:e])
+		if k < 2 {
+			for _, r := range fastReplaySeeds() {
+				f.Add(k, []byte(r))
+			}
+		}
 		mutants, err := attack.Payload(msg)
 		if err != nil {
 			f.Fatal(n, err)

@@ -1,0 +1,151 @@
+package template
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wssgw/wssgw/internal/xmlscan"
+)
+
+// fastReplaySeeds attack sibling replay (fastbody_replay.go): a list whose
+// first item is recorded and whose second replays it, then a third item
+// that differs from the record in one place the replay must notice (or
+// must not mind).
+func fastReplaySeeds() []string {
+	const (
+		open  = `<r:O xmlns:r="urn:r">`
+		close = `</r:O>`
+		item  = `<r:I b="1" a="2"><r:N>t</r:N></r:I>`
+		leaf  = `<r:I b="1" a="2">t</r:I>`
+	)
+	list := func(x string) string { return open + item + item + x + close }
+	leaves := func(n int, x string) string { return open + strings.Repeat(leaf, n) + x + close }
+	s := []string{
+		// Replays that hold: other values, empty ones, longer text.
+		list(item), list(`<r:I b="12345" a=""><r:N></r:N></r:I>`), list(`<r:I b="x'y" a="&gt;"><r:N>longer text, still plain</r:N></r:I>`),
+		list(`<r:I b="1" a="2"><r:N>` + strings.Repeat("z", 70) + `</r:N></r:I>`), leaves(5, ""), leaves(2, `<r:I b="" a="">`+strings.Repeat("v", 66)+`</r:I>`),
+		// A name, an end tag.
+		list(`<r:J b="1" a="2"><r:N>t</r:N></r:I>`), list(`<r:J b="1" a="2"><r:N>t</r:N></r:J>`), list(`<r:I b="1" a="2"><r:M>t</r:N></r:I>`),
+		list(`<r:I b="1" a="2"><r:N>t</r:N></r:J>`), list(`<r:I b="1" a="2"><r:N>t</r:Nx></r:I>`), list(`<r:I b="1" a="2"><r:N>t</r:N ></r:I>`),
+		list(`<r:I b="1" a="2"><r:N>t</r:N></r:I >`), list(`<r:I b="1" a="2"><r:N>t</r:N></r:I`), list(`<r:I b="1" a="2"><r:N>t</r:N>`),
+		list(`<s:I b="1" a="2"><s:N>t</s:N></s:I>`),
+		// An attribute's name, order, quotes, spacing.
+		list(`<r:I b="1" b="2"><r:N>t</r:N></r:I>`), list(`<r:I c="1" a="2"><r:N>t</r:N></r:I>`), list(`<r:I a="1" b="2"><r:N>t</r:N></r:I>`),
+		list(`<r:I b='1' a="2"><r:N>t</r:N></r:I>`), list(`<r:I b="1" a='2'><r:N>t</r:N></r:I>`), list(`<r:I b="1' a='2"><r:N>t</r:N></r:I>`),
+		list(`<r:I b="1" a="2" ><r:N>t</r:N></r:I>`), list(`<r:I b="1"  a="2"><r:N>t</r:N></r:I>`), list(`<r:I b="1" a="2" c="3"><r:N>t</r:N></r:I>`),
+		list(`<r:I b="1"><r:N>t</r:N></r:I>`), list(`<r:I b="1" Id="2"><r:N>t</r:N></r:I>`), list(`<r:I b="1" r:a="2"><r:N>t</r:N></r:I>`),
+		// A nested child missing, extra, deeper, empty.
+		list(`<r:I b="1" a="2"></r:I>`), list(`<r:I b="1" a="2"/>`), list(`<r:I b="1" a="2"><r:N>t</r:N><r:N>u</r:N></r:I>`),
+		list(`<r:I b="1" a="2"><r:N>t<r:N>u</r:N></r:N></r:I>`), list(`<r:I b="1" a="2"><r:N/></r:I>`), list(`<r:I b="1" a="2"><r:N>t</r:N>x</r:I>`),
+		// A value holding a stop byte.
+		list(`<r:I b="1&amp;" a="2"><r:N>t</r:N></r:I>`), list(`<r:I b="1&lt;" a="2"><r:N>t</r:N></r:I>`), list(`<r:I b="1<" a="2"><r:N>t</r:N></r:I>`),
+		list("<r:I b=\"1\t\" a=\"2\"><r:N>t</r:N></r:I>"), list("<r:I b=\"1\n\" a=\"2\"><r:N>t</r:N></r:I>"), list("<r:I b=\"1\r\" a=\"2\"><r:N>t</r:N></r:I>"),
+		list(`<r:I b="1&#34;" a="2"><r:N>t</r:N></r:I>`), list(`<r:I b="é" a="2"><r:N>t</r:N></r:I>`), list("<r:I b=\"\x01\" a=\"2\"><r:N>t</r:N></r:I>"),
+		list(`<r:I b="1&" a="2"><r:N>t</r:N></r:I>`), list(`<r:I b="1" a="2&#x9;"><r:N>t</r:N></r:I>`),
+		// Text crossing into markup, text with a stop byte.
+		list(`<r:I b="1" a="2"><r:N>t&amp;</r:N></r:I>`), list(`<r:I b="1" a="2"><r:N>t></r:N></r:I>`), list(`<r:I b="1" a="2"><r:N>t]]></r:N></r:I>`),
+		list(`<r:I b="1" a="2"><r:N>t<r:X/></r:N></r:I>`), list("<r:I b=\"1\" a=\"2\"><r:N>t\r</r:N></r:I>"), list(`<r:I b="1" a="2"><r:N>t<!--c--></r:N></r:I>`),
+		list(`<r:I b="1" a="2"><r:N>é</r:N></r:I>`), list(`<r:I b="1" a="2"><r:N>t</r:N></r:I>tail`), list(`<r:I b="1" a="2"><r:N>t</r:N><![CDATA[x]]></r:I>`),
+		leaves(2, `<r:I b="1" a="2">t&lt;</r:I>`), leaves(2, `<r:I b="1" a="2">t</r:I>&amp;`), leaves(2, `<r:I b="1" a="2">t<r:I/></r:I>`),
+		// Siblings at other depths and under other parents.
+		list(`<r:W>` + item + item + `</r:W>`), open + item + `<r:W>` + item + `</r:W>` + item + close,
+		open + item + close + `<s:O xmlns:s="urn:s" xmlns:r="urn:r">` + item + close[:2] + `s:O>`,
+		open + item + close + `<r:O xmlns:r="urn:other">` + item + close, open + item + close + `<O>` + item + `</O>`,
+		open + item + close + `<r:O xmlns:r="http://www.w3.org/2000/09/xmldsig#">` + item + close,
+		// Namespace declarations on a sibling or inside it.
+		list(`<r:I xmlns:r="urn:r" b="1" a="2"><r:N>t</r:N></r:I>`), list(`<r:I b="1" a="2" xmlns:r="urn:x"><r:N>t</r:N></r:I>`),
+		list(`<r:I b="1" a="2"><r:N xmlns:r="urn:y">t</r:N></r:I>`), list(`<r:I b="1" a="2"><r:N xmlns="urn:y">t</r:N></r:I>`),
+		list(`<r:I b="1" a="2"><r:N xmlns:q="urn:y">t</r:N></r:I>`),
+		// Nested lists: inner items recorded inside an outer one, replayed
+		// inside the next, which is then recorded with their parts.
+		open + `<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="3">v</r:L><r:L x="4">w</r:L><r:L x="5">z</r:L></r:I>` + item + close,
+		open + `<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="3">v</r:L><r:L y="4">w</r:L></r:I>` + close,
+		open + `<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="3">v</r:L><r:L x="4">w</r:M></r:I>` + close,
+		open + `<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="3">v</r:L><r:L x="4">w></r:L></r:I>` + close,
+		open + strings.Repeat(`<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I>`, 3) + `<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:J>` + close,
+		open + strings.Repeat(`<r:I b="1" a="2"><r:L x="1" w="0"><r:V>t</r:V></r:L><r:L x="2" w="0"><r:V>u</r:V></r:L></r:I>`, 3) + `<r:I b="1" a="2"><r:L x="1" w="0"><r:V>t</r:V></r:L><r:L x="2" w="0"><r:V>u</r:V></r:L></r:I>` + close,
+		open + `<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u&gt;</r:L></r:I>` + close,
+		open + `<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L ></r:I>` + close,
+		open + `<r:I b="1" a="2"><r:L x="1"><r:V/></r:L><r:L x="2"><r:V/></r:L></r:I>` + close,
+		// Near the limits of tightScanner: elements, text, values.
+		leaves(6, ""), leaves(7, ""), leaves(1, `<r:I b="1" a="2">1234567</r:I>`), leaves(1, `<r:I b="1" a="2">123456</r:I>`),
+		leaves(1, `<r:I b="`+strings.Repeat("v", 41)+`" a="2">t</r:I>`), leaves(1, `<r:I b="`+strings.Repeat("v", 42)+`" a="2">t</r:I>`),
+		open + `<r:I b="1" a="2"><r:N>123</r:N><r:N>456</r:N></r:I><r:I b="1" a="2"><r:N>123</r:N><r:N>4567</r:N></r:I>` + close,
+		open + `<r:I b="1" a="2">12<r:N>3</r:N>456</r:I><r:I b="1" a="2">12<r:N>3</r:N>4567</r:I>` + close,
+		// A recorded subtree the walk did not take tag by tag as it is:
+		// an empty-element tag, an end tag's white space, a start tag
+		// simpleTag leaves to startTag (reordered, declaring).
+		open + strings.Repeat(`<r:I b="1" a="2"><r:N/></r:I>`, 3) + close, open + strings.Repeat(`<r:I b="1"><r:N>t</r:N ></r:I>`, 3) + close,
+		open + strings.Repeat(`<r:I b="1" a="2"><r:N r:z="1" y="2">t</r:N></r:I>`, 3) + close,
+		open + strings.Repeat(`<r:I b="1" a="2"><r:N xmlns:q="urn:q">t</r:N></r:I>`, 2) + close,
+		open + strings.Repeat(`<r:I b="1" a="2">x>y<r:N>t</r:N></r:I>`, 3) + close, open + `<r:I b="1" a="2">x>y<r:N>t</r:N></r:I><r:I b="1" a="2">xzy<r:N>t</r:N></r:I>` + close,
+	}
+	return s
+}
+
+// TestFastBodyReplay: the replay seeds give the gate's verdict and c14n's
+// form, with the default limits and tight ones; and the repeated lists
+// are replayed, not walked.
+func TestFastBodyReplay(t *testing.T) {
+	sc, err := xmlscan.NewScanner(xmlscan.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tight := tightScanner(t)
+	handled := 0
+	for _, body := range fastReplaySeeds() {
+		for _, p := range fastPrefixLists[:2] {
+			if fastVersusGate(t, sc, body, p) {
+				handled++
+			}
+		}
+		fastVersusGate(t, tight, body, nil)
+	}
+	if handled < len(fastReplaySeeds()) {
+		t.Fatalf("only %d replay cases handled", handled)
+	}
+	for _, c := range []struct {
+		body string
+		want int
+	}{
+		{`<r:O xmlns:r="urn:r">` + strings.Repeat(`<r:I b="1" a="2"><r:N>t</r:N></r:I>`, 4) + `</r:O>`, 3},
+		{`<r:O xmlns:r="urn:r">` + strings.Repeat(`<r:I b="1" a="2">t</r:I>`, 3) + `</r:O>`, 2},
+		{`<r:O xmlns:r="urn:r">` + strings.Repeat(`<r:I b="1" a="2"/>`, 3) + `</r:O>`, 0},
+		{`<r:O xmlns:r="urn:r"><r:I b="1"><r:N>t</r:N></r:I><r:I b="1"><r:N>t</r:N ></r:I><r:I b="1"><r:N>t</r:N></r:I></r:O>`, 1},
+		// Other values and text are replayed.
+		{`<r:O xmlns:r="urn:r"><r:I b="1" a="2">t</r:I><r:I b="22" a="">tt</r:I><r:I b="" a="333"></r:I></r:O>`, 2},
+		{`<r:O xmlns:r="urn:r"><r:I b="1">a<r:N>t</r:N>b</r:I><r:I b="2">aa<r:N>tt</r:N></r:I><r:I b="3"><r:N></r:N>bbb</r:I></r:O>`, 2},
+		{"<r:O xmlns:r=\"urn:r\"><r:I>\n <r:N>t</r:N>\n</r:I><r:I>\n  <r:N>t</r:N>\n</r:I></r:O>", 1},
+		// Nested lists of other lengths: the inner items are recorded
+		// inside the outer one and replayed.
+		{`<r:O xmlns:r="urn:r"><r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="3">v</r:L><r:L x="4">w</r:L><r:L x="5">z</r:L></r:I></r:O>`, 4},
+		{`<r:O xmlns:r="urn:r"><r:I b="1" a="2"><r:L x="1"><r:V>t</r:V></r:L><r:L x="2"><r:V>u</r:V></r:L></r:I><r:I b="1" a="2"><r:L x="3"><r:V>v</r:V></r:L></r:I><r:I b="1" a="2"><r:L x="3"><r:V>v</r:V></r:L></r:I></r:O>`, 3},
+	} {
+		if got := replays(t, sc, c.body); got != c.want {
+			t.Errorf("%q: %d replays, want %d", c.body, got, c.want)
+		}
+	}
+}
+
+// replays is how many subtrees the fast body replays in body.
+func replays(t *testing.T, sc *xmlscan.Scanner, body string) int {
+	t.Helper()
+	var ref xmlscan.Document
+	if err := sc.Scan([]byte(fastHead+fastTail), &ref); err != nil {
+		t.Fatal(err)
+	}
+	data := []byte(fastHead + body + fastTail)
+	lim := sc.Limits()
+	fb := &fastBody{only: xmlscan.DefaultConfig().ElementOnly}
+	if !fb.run(data, len(fastHead), len(data)-len(fastTail), newFastCtx(&ref, bodyOf(&ref), nil), &lim, &bufHash{}) {
+		t.Fatalf("%q not handled", body)
+	}
+	var d xmlscan.Document
+	if err := sc.Scan(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	if fb.elems != len(d.Elements) {
+		t.Errorf("%q: %d elements counted, the gate counts %d", body, fb.elems, len(d.Elements))
+	}
+	return fb.rec.replayed
+}
