@@ -19,6 +19,7 @@ import (
 	"github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/signer"
+	"github.com/wssgw/wssgw/internal/testnet"
 	"github.com/wssgw/wssgw/internal/testpki"
 )
 
@@ -201,9 +202,7 @@ func TestLegacyLabel(t *testing.T) {
 func TestReplayStoreErrorsCounted(t *testing.T) {
 	k := newSigningPKI(t)
 	backend := soapBackend(t, 200, "text/xml", okResponse)
-	down := httptest.NewServer(http.NotFoundHandler())
-	addr := down.Listener.Addr().String()
-	down.Close() // nothing listens there any more: the dial is refused
+	addr := testnet.RefusedAddr(t) // the dial is refused
 	cfg := config.Default()
 	p := config.DefaultPolicy()
 	p.Trust.CAFiles = []string{k.caFile}

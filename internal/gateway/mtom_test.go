@@ -21,6 +21,7 @@ import (
 	"github.com/wssgw/wssgw/internal/metrics"
 	wmime "github.com/wssgw/wssgw/internal/mime"
 	"github.com/wssgw/wssgw/internal/signer"
+	"github.com/wssgw/wssgw/internal/testnet"
 	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/wss"
 )
@@ -95,8 +96,7 @@ func TestMTOMSpoolRemovedOnEveryPath(t *testing.T) {
 		_, _ = w.Write([]byte("<ok/>"))
 	}))
 	t.Cleanup(up.Close)
-	down := httptest.NewServer(http.NotFoundHandler())
-	down.Close() // nothing listens: the proxy fails to connect
+	down := struct{ URL string }{"http://" + testnet.RefusedAddr(t)} // the proxy fails to connect
 	signed := func() []byte { return signedMTOM(t, leaf, data) }
 	tampered := func() []byte {
 		b := signedMTOM(t, leaf, data)

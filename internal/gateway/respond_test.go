@@ -19,6 +19,7 @@ import (
 	"github.com/wssgw/wssgw/internal/config"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/signer"
+	"github.com/wssgw/wssgw/internal/testnet"
 )
 
 const (
@@ -271,8 +272,7 @@ func TestRespondStreamingFirstByte(t *testing.T) {
 // failed: there was no answer to sign).
 func TestRespondBackendError(t *testing.T) {
 	k := newSigningPKI(t)
-	down := httptest.NewServer(http.NotFoundHandler())
-	down.Close() // nothing listens: the proxy fails to connect
+	down := struct{ URL string }{"http://" + testnet.RefusedAddr(t)} // the proxy fails to connect
 	brokeOff := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "text/xml")

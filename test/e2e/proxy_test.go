@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/wssgw/wssgw/internal/testnet"
 )
 
 // recordingBackend is a real HTTP backend that keeps what it received and
@@ -184,9 +185,7 @@ func TestFaults(t *testing.T) {
 		}
 	}))
 	t.Cleanup(slow.Close)
-	down := httptest.NewServer(http.NotFoundHandler())
-	downURL := down.URL
-	down.Close() // nothing listens there any more
+	downURL := "http://" + testnet.RefusedAddr(t) // every dial is refused
 	ok := newRecordingBackend(t, []byte("<ok/>"), "text/xml")
 
 	soap11, soap12 := "text/xml; charset=utf-8", "application/soap+xml; charset=utf-8"
