@@ -46,9 +46,11 @@ func (g *Generator) Fresh() (Message, error) {
 // FreshGarbage returns a signed-looking message a verifier must parse and
 // reject: a Fresh message whose SignatureValue is changed (each base64
 // character shifted, so it stays valid base64 of the same length). Its
-// digests are right, so a verifier canonicalizes and hashes every signed
-// part and only then fails the signature check: the most work a sender
-// without a key can force per byte.
+// digests are right, so a verifier that hashes the signed parts before the
+// SignatureValue does all of that work before it fails; wssgw's DOM engine
+// checks the SignatureValue first (after the gate scan), so for it this is
+// what a sender without a key can force: a fresh shape's parse and one RSA
+// verification.
 func (g *Generator) FreshGarbage() (Message, error) {
 	m, err := g.Fresh()
 	if err != nil {
