@@ -73,8 +73,9 @@ var shapeSeed = maphash.MakeSeed()
 
 // shapeKey is a cheap key of what makes a message's template: the names
 // of its elements and of their attributes, in document order, outside the
-// Body's content, and whether it is an MTOM package's root. Values are left
-// out (ids, timestamps, digests, the certificate vary per message); the
+// Body's content, the values of the attributes shapeValue names, and
+// whether it is an MTOM package's root. Other values are left out (ids,
+// timestamps, digests, the certificate vary per message); the
 // Body's content is left out because a generic Body (generic.go) takes any
 // payload, so a payload's structure is no reason to wait. A Body the
 // learner cannot make generic (an encrypted one, say) then learns a new
@@ -128,7 +129,7 @@ func shapeKey(data []byte, pkg bool) uint64 {
 			h.Write(name)
 		}
 		i = n
-		closed := false
+		closed, value := false, false
 	attrs:
 		for i < len(data) {
 			c := data[i]
@@ -140,7 +141,12 @@ func shapeKey(data []byte, pkg bool) uint64 {
 				closed = true
 				i++
 			case c == '"' || c == '\'':
-				i = indexEnd(data, i+1, string(c))
+				end := indexEnd(data, i+1, string(c))
+				if value {
+					h.WriteByte('=')
+					h.Write(data[i+1 : end-1])
+				}
+				i, value = end, false
 			case isSpace(c) || c == '=':
 				i++
 			default:
@@ -151,6 +157,7 @@ func shapeKey(data []byte, pkg bool) uint64 {
 				if record {
 					h.WriteByte(' ')
 					h.Write(data[i:n])
+					value = shapeValue(data[i:n])
 				}
 				i = n
 			}
@@ -201,6 +208,30 @@ func nameEnd(data []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// shapeValue reports whether the value of the attribute named qname is
+// part of the shape key: namespace declarations and the attributes a
+// partner's stack writes the same in every message (algorithms, token and
+// encoding types, mustUnderstand), which tell its key reference forms and
+// algorithms apart (WSS4J's thumbprint and SKI references differ only in
+// a ValueType). Ids, URIs and PrefixLists are left out: they may vary per
+// message.
+func shapeValue(qname []byte) bool {
+	if string(qname) == "xmlns" || bytes.HasPrefix(qname, []byte("xmlns:")) {
+		return true
+	}
+	for i := len(qname) - 1; i >= 0; i-- {
+		if qname[i] == ':' {
+			qname = qname[i+1:]
+			break
+		}
+	}
+	switch string(qname) {
+	case "Algorithm", "ValueType", "EncodingType", "Type", "mustUnderstand", "TokenType":
+		return true
+	}
+	return false
 }
 
 // isBody reports whether the qualified name's local part is Body (the

@@ -26,16 +26,21 @@ func TestShapeKey(t *testing.T) {
 	base := []byte(`<s:Envelope xmlns:s="urn:s"><s:Header><h:A xmlns:h="urn:h" h:id="x1">v</h:A></s:Header><s:Body Id="b"><m:Op xmlns:m="urn:m"><m:I/></m:Op></s:Body></s:Envelope>`)
 	key := shapeKey(base, false)
 	for _, tc := range []struct {
-		name string
-		msg  string
-		pkg  bool
-		same bool
+		name  string
+		msg   string
+		pkg   bool
+		same  bool
+		other string // compared with msg instead of base
 	}{
 		{name: "ok/same", msg: string(base), same: true},
 		{name: "ok/other-values", msg: `<s:Envelope xmlns:s="urn:s"><s:Header><h:A xmlns:h="urn:h" h:id="y2">w</h:A></s:Header><s:Body Id="c"><m:Op xmlns:m="urn:m"><m:I/></m:Op></s:Body></s:Envelope>`, same: true},
 		{name: "ok/other-payload", msg: `<s:Envelope xmlns:s="urn:s"><s:Header><h:A xmlns:h="urn:h" h:id="x1">v</h:A></s:Header><s:Body Id="b"><m:Other xmlns:m="urn:m" a="1"><m:I/><m:J><!-- c --><![CDATA[<x>]]></m:J></m:Other></s:Body></s:Envelope>`, same: true},
 		{name: "ok/quoted-markup", msg: `<s:Envelope xmlns:s="urn:s"><s:Header><h:A xmlns:h="urn:h" h:id="x>1/">v</h:A></s:Header><s:Body Id="b"><m:Op xmlns:m="urn:m"><m:I/></m:Op></s:Body></s:Envelope>`, same: true},
+		{name: "ok/other-id-value", msg: `<s:Envelope xmlns:s="urn:s"><s:Header><h:A xmlns:h="urn:h" h:id="x1">v</h:A></s:Header><s:Body Id="b-2"><m:Op xmlns:m="urn:m"><m:I/></m:Op></s:Body></s:Envelope>`, same: true},
 		{name: "fail/package", msg: string(base), pkg: true},
+		{name: "fail/namespace", msg: `<s:Envelope xmlns:s="urn:s"><s:Header><h:A xmlns:h="urn:h2" h:id="x1">v</h:A></s:Header><s:Body Id="b"><m:Op xmlns:m="urn:m"><m:I/></m:Op></s:Body></s:Envelope>`},
+		{name: "fail/value-type", msg: `<s:Envelope xmlns:s="urn:s"><s:Header><h:A xmlns:h="urn:h" h:id="x1" ValueType="#Thumbprint">v</h:A></s:Header><s:Body Id="b"><m:Op xmlns:m="urn:m"><m:I/></m:Op></s:Body></s:Envelope>`, other: `<s:Envelope xmlns:s="urn:s"><s:Header><h:A xmlns:h="urn:h" h:id="x1" ValueType="#SKI">v</h:A></s:Header><s:Body Id="b"><m:Op xmlns:m="urn:m"><m:I/></m:Op></s:Body></s:Envelope>`},
+		{name: "fail/algorithm", msg: `<s:Envelope xmlns:s="urn:s"><s:Header><h:A xmlns:h="urn:h" h:id="x1"><h:D Algorithm='sha256'/></h:A></s:Header><s:Body Id="b"><m:Op xmlns:m="urn:m"><m:I/></m:Op></s:Body></s:Envelope>`, other: `<s:Envelope xmlns:s="urn:s"><s:Header><h:A xmlns:h="urn:h" h:id="x1"><h:D Algorithm="sha512"/></h:A></s:Header><s:Body Id="b"><m:Op xmlns:m="urn:m"><m:I/></m:Op></s:Body></s:Envelope>`},
 		{name: "fail/extra-header", msg: `<s:Envelope xmlns:s="urn:s"><s:Header><h:A xmlns:h="urn:h" h:id="x1">v</h:A><h:B xmlns:h="urn:h"/></s:Header><s:Body Id="b"><m:Op xmlns:m="urn:m"><m:I/></m:Op></s:Body></s:Envelope>`},
 		{name: "fail/attribute-name", msg: `<s:Envelope xmlns:s="urn:s"><s:Header><h:A xmlns:h="urn:h" h:ID="x1">v</h:A></s:Header><s:Body Id="b"><m:Op xmlns:m="urn:m"><m:I/></m:Op></s:Body></s:Envelope>`},
 		{name: "fail/prefix", msg: `<s:Envelope xmlns:s="urn:s"><s:Header><g:A xmlns:g="urn:h" g:id="x1">v</g:A></s:Header><s:Body Id="b"><m:Op xmlns:m="urn:m"><m:I/></m:Op></s:Body></s:Envelope>`},
@@ -44,7 +49,10 @@ func TestShapeKey(t *testing.T) {
 		{name: "fail/after-body", msg: `<s:Envelope xmlns:s="urn:s"><s:Header><h:A xmlns:h="urn:h" h:id="x1">v</h:A></s:Header><s:Body Id="b"><m:Op xmlns:m="urn:m"><m:I/></m:Op></s:Body><s:X/></s:Envelope>`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := shapeKey([]byte(tc.msg), tc.pkg)
+			got, key := shapeKey([]byte(tc.msg), tc.pkg), key
+			if tc.other != "" {
+				key = shapeKey([]byte(tc.other), false)
+			}
 			if tc.same {
 				assert.Equal(t, key, got)
 			} else {
