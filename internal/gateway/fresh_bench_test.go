@@ -92,16 +92,23 @@ func (f *freshBench) serveRec(msg []byte) *httptest.ResponseRecorder {
 // BenchmarkFreshShapes is the gateway's whole cost of one request of the
 // bench-proxy mix route (issue 14), in process CPU time, with the ratios
 // printed: a template hit of the realistic mix, a validly signed fresh
-// shape (testtraffic.Fresh: DOM engine, then learned at the default rate,
-// 10/s) and signed-looking garbage (testtraffic.FreshGarbage), then hits
-// again beside the templates the fresh shapes left. learn-all learns every
-// fresh shape (no rate bound): what learning one costs, and hits beside
-// 1,000 junk templates. Fresh messages are all distinct: run it with
-// -benchtime Nx, N <= 1000.
+// shape (testtraffic.Fresh: DOM engine, never learned: each is seen once,
+// templates.learnAfter 2) and signed-looking garbage
+// (testtraffic.FreshGarbage), then hits again beside the templates the
+// fresh shapes left. first-sight is the behaviour before learnAfter
+// (issue 14): every fresh shape learned at the default rate, 10/s.
+// learn-all learns every fresh shape (no rate bound): what learning one
+// costs, and hits beside 1,000 junk templates. Fresh messages are all
+// distinct: run it with -benchtime Nx, N <= 1000.
 func BenchmarkFreshShapes(b *testing.B) {
 	b.Run("rate-10", func(b *testing.B) { benchmarkFreshShapes(b, nil) })
+	b.Run("first-sight", func(b *testing.B) {
+		benchmarkFreshShapes(b, func(c *config.Config) { c.Templates.LearnAfter = 1 })
+	})
 	b.Run("learn-all", func(b *testing.B) {
-		benchmarkFreshShapes(b, func(c *config.Config) { c.Templates.LearnPerSecond, c.Templates.LearnBurst = 1e6, 1e6 })
+		benchmarkFreshShapes(b, func(c *config.Config) {
+			c.Templates.LearnPerSecond, c.Templates.LearnBurst, c.Templates.LearnAfter = 1e6, 1e6, 1
+		})
 	})
 }
 

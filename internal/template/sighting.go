@@ -171,6 +171,13 @@ func shapeKey(data []byte, pkg bool) uint64 {
 		depth++
 		if record && depth == 2 && isBody(name) {
 			skipFrom = depth - 1 // skip until the Body's end tag
+			// Straight to it: the last "</Body" of the message is the
+			// Body's (the Envelope has one Body and the payload ends
+			// before it), so the payload is not scanned at all.
+			var buf [64]byte
+			if k := bytes.LastIndex(data, append(append(buf[:0], "</"...), name...)); k >= i {
+				i = k
+			}
 		}
 	}
 	return h.Sum64()
