@@ -144,7 +144,7 @@ func shapeKey(data []byte, pkg bool) uint64 {
 				end := indexEnd(data, i+1, string(c))
 				if value {
 					h.WriteByte('=')
-					h.Write(data[i+1 : end-1])
+					h.Write(data[i+1 : max(i+1, end-1)])
 				}
 				i, value = end, false
 			case isSpace(c) || c == '=':
