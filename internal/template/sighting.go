@@ -62,13 +62,6 @@ func (s *sightings) see(key uint64, n int) bool {
 	return int(c) >= n
 }
 
-// len is the number of keys held.
-func (s *sightings) len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.cur) + len(s.old)
-}
-
 var shapeSeed = maphash.MakeSeed()
 
 // shapeKey is a cheap key of what makes a message's template: the names
