@@ -25,9 +25,10 @@ import (
 type freshBench struct {
 	gw *Gateway
 	g  *testtraffic.Generator
+	m  *metrics.Metrics
 }
 
-func newFreshBench(b *testing.B, more func(*config.Config)) *freshBench {
+func newFreshBench(b testing.TB, more func(*config.Config)) *freshBench {
 	b.Helper()
 	dir := b.TempDir()
 	ca := testpki.NewCA(b, "wssgw fresh CA")
@@ -48,18 +49,19 @@ func newFreshBench(b *testing.B, more func(*config.Config)) *freshBench {
 	if err := cfg.Validate(); err != nil {
 		b.Fatal(err)
 	}
-	gw, err := New(&cfg, metrics.New(metrics.BuildInfo{}), slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	m := metrics.New(metrics.BuildInfo{})
+	gw, err := New(&cfg, m, slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(gw.Close)
 	gw.routes[0].proxy.Transport = stallTransport{cannedTransport{body: []byte(okResponse)}, config.DefaultBackendBodyIdle}
 	kp := &wcrypto.KeyPair{Signer: partner.Key, Certificate: partner.Cert}
-	return &freshBench{gw: gw, g: testtraffic.New(1, kp, time.Now)}
+	return &freshBench{gw: gw, g: testtraffic.New(1, kp, time.Now), m: m}
 }
 
 // messages draws n messages with draw.
-func (f *freshBench) messages(b *testing.B, n int, draw func() (testtraffic.Message, error)) [][]byte {
+func (f *freshBench) messages(b testing.TB, n int, draw func() (testtraffic.Message, error)) [][]byte {
 	b.Helper()
 	out := make([][]byte, n)
 	for i := range out {
