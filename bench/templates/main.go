@@ -104,7 +104,7 @@ func newEngines(keys string, learnRate float64) (*engines, error) {
 	}
 	tc := config.DefaultTemplates()
 	to := template.Options{MaxTemplates: tc.MaxTemplates, MaxBytes: int(tc.MaxBytes),
-		LearnPerSecond: learnRate, LearnBurst: tc.LearnBurst, MaxMessageBytes: int(tc.MaxMessageBytes)}
+		LearnPerSecond: learnRate, LearnBurst: tc.LearnBurst, MaxMessageBytes: int(tc.MaxMessageBytes), LearnAfter: tc.LearnAfter}
 	if learnRate <= 0 {
 		to.LearnPerSecond, to.LearnBurst = 1e9, 1e9
 	}

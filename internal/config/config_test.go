@@ -206,13 +206,15 @@ func TestValidateEchoesValue(t *testing.T) {
 		key    string
 		value  string
 	}{
-		"fail/route-timeout":        {func(c *Config) { c.Routes[0].Timeouts.Backend = -5 * time.Second }, "routes[0].timeouts.backend", "-5s"},
-		"fail/body-idle-timeout":    {func(c *Config) { c.Routes[0].Timeouts.BackendBodyIdle = -time.Second }, "routes[0].timeouts.backendBodyIdle", "-1s"},
-		"fail/backend-tls-on-http":  {func(c *Config) { c.Routes[0].BackendTLS.CAFile = cert }, "routes[0].backendTLS", "http://127.0.0.1:9000"},
-		"fail/templates-max-bytes":  {func(c *Config) { c.Templates.MaxBytes = 1024 }, "templates.maxBytes", "1KiB"},
-		"fail/templates-learn-rate": {func(c *Config) { c.Templates.LearnPerSecond = -2 }, "templates.learnPerSecond", "-2"},
-		"fail/templates-max":        {func(c *Config) { c.Templates.MaxTemplates = 0 }, "templates.maxTemplates", "got 0"},
-		"fail/templates-burst":      {func(c *Config) { c.Templates.LearnBurst = -1 }, "templates.learnBurst", "-1"},
+		"fail/route-timeout":              {func(c *Config) { c.Routes[0].Timeouts.Backend = -5 * time.Second }, "routes[0].timeouts.backend", "-5s"},
+		"fail/body-idle-timeout":          {func(c *Config) { c.Routes[0].Timeouts.BackendBodyIdle = -time.Second }, "routes[0].timeouts.backendBodyIdle", "-1s"},
+		"fail/backend-tls-on-http":        {func(c *Config) { c.Routes[0].BackendTLS.CAFile = cert }, "routes[0].backendTLS", "http://127.0.0.1:9000"},
+		"fail/templates-max-bytes":        {func(c *Config) { c.Templates.MaxBytes = 1024 }, "templates.maxBytes", "1KiB"},
+		"fail/templates-learn-rate":       {func(c *Config) { c.Templates.LearnPerSecond = -2 }, "templates.learnPerSecond", "-2"},
+		"fail/templates-max":              {func(c *Config) { c.Templates.MaxTemplates = 0 }, "templates.maxTemplates", "got 0"},
+		"fail/templates-burst":            {func(c *Config) { c.Templates.LearnBurst = -1 }, "templates.learnBurst", "-1"},
+		"fail/templates-learn-after-zero": {func(c *Config) { c.Templates.LearnAfter = 0 }, "templates.learnAfter", "got 0"},
+		"fail/templates-learn-after-big":  {func(c *Config) { c.Templates.LearnAfter = 17 }, "templates.learnAfter", "got 17"},
 		"fail/policy-name": {func(c *Config) {
 			c.Policies = map[string]Policy{"Bad Name": DefaultPolicy()}
 		}, "policies.Bad Name", `"Bad Name"`},

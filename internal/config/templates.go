@@ -25,15 +25,24 @@ type Templates struct {
 	// ShadowRate is the fraction of template-path messages verified again
 	// by the DOM engine; a disagreement rejects the message. Default 0.01.
 	ShadowRate float64 `mapstructure:"shadowRate"`
+	// LearnAfter: a new shape is learned when the DOM engine accepted it
+	// this many times, so one-off shapes (an attacker's fresh shapes, a
+	// unique header block) cost no learning and take no place in the
+	// store (issue 14). 1 learns at first sight. Default 2.
+	LearnAfter int `mapstructure:"learnAfter"`
 	// ImportFile, when set, is a file written by `wssgw templates export`
 	// whose messages are learned again at start-up (warm start of a new
 	// pod). Entries the DOM engine no longer accepts are skipped.
 	ImportFile string `mapstructure:"importFile"`
 }
 
+// maxLearnAfter bounds templates.learnAfter: the count of sightings is
+// held in a byte, and a shape seen more often than this is not one-off.
+const maxLearnAfter = 16
+
 // DefaultTemplates are the automaton's defaults.
 func DefaultTemplates() Templates {
-	return Templates{Enabled: true, MaxTemplates: 1000, MaxBytes: 64 << 20, LearnPerSecond: 10, LearnBurst: 20, ShadowRate: 0.01, MaxMessageBytes: 1 << 20}
+	return Templates{Enabled: true, MaxTemplates: 1000, MaxBytes: 64 << 20, LearnPerSecond: 10, LearnBurst: 20, ShadowRate: 0.01, MaxMessageBytes: 1 << 20, LearnAfter: 2}
 }
 
 func (t Templates) validate(ps *Problems, key string) {
@@ -54,6 +63,9 @@ func (t Templates) validate(ps *Problems, key string) {
 	}
 	if t.LearnBurst < 1 {
 		ps.add(key+".learnBurst", "must be at least 1, got %d", t.LearnBurst)
+	}
+	if t.LearnAfter < 1 || t.LearnAfter > maxLearnAfter {
+		ps.add(key+".learnAfter", "must be between 1 and %d (1 = learn at first sight), got %d", maxLearnAfter, t.LearnAfter)
 	}
 	if t.ImportFile != "" {
 		checkReadable(ps, key+".importFile", t.ImportFile)

@@ -26,6 +26,7 @@ func newShareFront(t *testing.T, queueWait time.Duration) (*budgetFront, []byte)
 	f := newBudgetFront(t, func(c *config.Config) {
 		c.Templates.Enabled = true
 		c.Templates.ShadowRate = 0
+		c.Templates.LearnAfter = 1 // the hit's shape is learned at once
 		c.Server.Memory.DOMWorkers = 2
 		c.Server.Memory.DOMShare = 0.5
 		c.Server.Memory.QueueWait = queueWait

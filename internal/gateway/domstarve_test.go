@@ -30,6 +30,7 @@ func TestTemplateHitsDoNotWaitForDOMWorkers(t *testing.T) {
 	f := newBudgetFront(t, func(c *config.Config) {
 		c.Templates.Enabled = true
 		c.Templates.ShadowRate = 1
+		c.Templates.LearnAfter = 1 // the hit's shape is learned at once
 		c.Server.Memory.DOMWorkers = 1
 		c.Server.Memory.QueueWait = time.Hour
 	})

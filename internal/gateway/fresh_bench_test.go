@@ -25,9 +25,10 @@ import (
 type freshBench struct {
 	gw *Gateway
 	g  *testtraffic.Generator
+	m  *metrics.Metrics
 }
 
-func newFreshBench(b *testing.B, more func(*config.Config)) *freshBench {
+func newFreshBench(b testing.TB, more func(*config.Config)) *freshBench {
 	b.Helper()
 	dir := b.TempDir()
 	ca := testpki.NewCA(b, "wssgw fresh CA")
@@ -48,18 +49,19 @@ func newFreshBench(b *testing.B, more func(*config.Config)) *freshBench {
 	if err := cfg.Validate(); err != nil {
 		b.Fatal(err)
 	}
-	gw, err := New(&cfg, metrics.New(metrics.BuildInfo{}), slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	m := metrics.New(metrics.BuildInfo{})
+	gw, err := New(&cfg, m, slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(gw.Close)
 	gw.routes[0].proxy.Transport = stallTransport{cannedTransport{body: []byte(okResponse)}, config.DefaultBackendBodyIdle}
 	kp := &wcrypto.KeyPair{Signer: partner.Key, Certificate: partner.Cert}
-	return &freshBench{gw: gw, g: testtraffic.New(1, kp, time.Now)}
+	return &freshBench{gw: gw, g: testtraffic.New(1, kp, time.Now), m: m}
 }
 
 // messages draws n messages with draw.
-func (f *freshBench) messages(b *testing.B, n int, draw func() (testtraffic.Message, error)) [][]byte {
+func (f *freshBench) messages(b testing.TB, n int, draw func() (testtraffic.Message, error)) [][]byte {
 	b.Helper()
 	out := make([][]byte, n)
 	for i := range out {
@@ -92,16 +94,23 @@ func (f *freshBench) serveRec(msg []byte) *httptest.ResponseRecorder {
 // BenchmarkFreshShapes is the gateway's whole cost of one request of the
 // bench-proxy mix route (issue 14), in process CPU time, with the ratios
 // printed: a template hit of the realistic mix, a validly signed fresh
-// shape (testtraffic.Fresh: DOM engine, then learned at the default rate,
-// 10/s) and signed-looking garbage (testtraffic.FreshGarbage), then hits
-// again beside the templates the fresh shapes left. learn-all learns every
-// fresh shape (no rate bound): what learning one costs, and hits beside
-// 1,000 junk templates. Fresh messages are all distinct: run it with
-// -benchtime Nx, N <= 1000.
+// shape (testtraffic.Fresh: DOM engine, never learned: each is seen once,
+// templates.learnAfter 2) and signed-looking garbage
+// (testtraffic.FreshGarbage), then hits again beside the templates the
+// fresh shapes left. first-sight is the behaviour before learnAfter
+// (issue 14): every fresh shape learned at the default rate, 10/s.
+// learn-all learns every fresh shape (no rate bound): what learning one
+// costs, and hits beside 1,000 junk templates. Fresh messages are all
+// distinct: run it with -benchtime Nx, N <= 1000.
 func BenchmarkFreshShapes(b *testing.B) {
 	b.Run("rate-10", func(b *testing.B) { benchmarkFreshShapes(b, nil) })
+	b.Run("first-sight", func(b *testing.B) {
+		benchmarkFreshShapes(b, func(c *config.Config) { c.Templates.LearnAfter = 1 })
+	})
 	b.Run("learn-all", func(b *testing.B) {
-		benchmarkFreshShapes(b, func(c *config.Config) { c.Templates.LearnPerSecond, c.Templates.LearnBurst = 1e6, 1e6 })
+		benchmarkFreshShapes(b, func(c *config.Config) {
+			c.Templates.LearnPerSecond, c.Templates.LearnBurst, c.Templates.LearnAfter = 1e6, 1e6, 1
+		})
 	})
 }
 

@@ -63,6 +63,7 @@ func newMTOMFront(t *testing.T, backend, caFile, spool string) *front {
 	cfg.Policies = map[string]config.Policy{"partner": p}
 	cfg.Routes = []config.Route{{Name: "orders", Path: "/orders", Backend: backend, Policy: "partner"}}
 	cfg.MIME.SpoolDir, cfg.MIME.SpoolThreshold = spool, 16
+	cfg.Templates.LearnAfter = 1 // a shape's second package hits
 	cfg.ApplyDefaults()
 	require.NoError(t, cfg.Validate())
 	m := metrics.New(metrics.BuildInfo{Version: "test"})

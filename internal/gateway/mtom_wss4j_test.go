@@ -38,6 +38,7 @@ func wss4jMTOMFront(t *testing.T, backend string, created time.Time, keepHeader 
 	p.DecryptionKeys = []config.KeyFiles{{CertFile: filepath.Join(keys, "server.crt"), KeyFile: filepath.Join(keys, "server.key")}}
 	p.Replay = "off"
 	p.KeepSecurityHeader = keepHeader
+	cfg.Templates.LearnAfter = 1 // a shape's second package hits
 	cfg.Policies = map[string]config.Policy{"partner": p}
 	cfg.Routes = []config.Route{{Name: "orders", Path: "/orders", Backend: backend, Policy: "partner"}}
 	cfg.MIME.SpoolDir, cfg.MIME.SpoolThreshold = t.TempDir(), 16

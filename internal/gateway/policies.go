@@ -132,7 +132,7 @@ func compile(name string, cfg *config.Config, store replay.Store, ocsp *trust.OC
 		c.templates = template.NewStore(p, template.Options{
 			MaxTemplates: tc.MaxTemplates, MaxBytes: int(tc.MaxBytes),
 			LearnPerSecond: tc.LearnPerSecond, LearnBurst: tc.LearnBurst, ShadowRate: tc.ShadowRate,
-			MaxMessageBytes: int(tc.MaxMessageBytes),
+			MaxMessageBytes: int(tc.MaxMessageBytes), LearnAfter: tc.LearnAfter,
 		}, m.Templates(name))
 	}
 	return c, nil

@@ -191,6 +191,9 @@ const (
 	SkipRateLimited = "rate_limited"
 	SkipFull        = "full"
 	SkipUnsupported = "unsupported"
+	// SkipFirstSight: a shape not yet seen templates.learnAfter times
+	// (issue 14: one-off shapes are not learned).
+	SkipFirstSight = "first_sight"
 )
 
 // Values of the result label of shadow checks. A sampled check is

@@ -74,7 +74,7 @@ func (m *Metrics) Templates(policy string) *TemplateMetrics {
 		skipped: map[string]prometheus.Counter{},
 		shadow:  map[string]prometheus.Counter{},
 	}
-	for _, r := range []string{SkipRateLimited, SkipFull, SkipUnsupported} {
+	for _, r := range []string{SkipRateLimited, SkipFull, SkipUnsupported, SkipFirstSight} {
 		tm.skipped[r] = t.skipped.WithLabelValues(policy, r)
 	}
 	for _, r := range ShadowResults() {

@@ -56,10 +56,13 @@ func newFixture(t testing.TB, mutate func(*config.Policy), o Options) *fixture {
 	return f
 }
 
-// testOptions learn without a rate limit and never shadow, so that tests
-// see the template path's own verdicts; the bounds are the config's defaults.
+// testOptions learn without a rate limit, at first sight, and never
+// shadow, so that tests see the template path's own verdicts and a shape's
+// second message hits; the bounds are the config's defaults. Learning at
+// the second sight (templates.learnAfter's default) is attacked in
+// sighting_test.go.
 func testOptions() Options {
-	return Options{MaxTemplates: 1000, MaxBytes: 64 << 20, LearnPerSecond: 1e9, LearnBurst: 1e9}
+	return Options{MaxTemplates: 1000, MaxBytes: 64 << 20, LearnPerSecond: 1e9, LearnBurst: 1e9, LearnAfter: 1}
 }
 
 // envelope is a SOAP envelope with n payload items, ids and attributes.

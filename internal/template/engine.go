@@ -183,9 +183,14 @@ func (e *Engine) slow(data []byte, atts wss.Attachments, p *wss.Policy, now time
 	return res, nil
 }
 
-// learn adds the message's template, within the learning rate.
+// learn adds the message's template, once its shape was seen
+// LearnAfter times (sighting.go) and within the learning rate.
 func (e *Engine) learn(data []byte, atts wss.Attachments, res *wss.Result, p *wss.Policy, now time.Time) {
 	s := e.store
+	if n := s.opts.LearnAfter; n > 1 && !s.seen.see(shapeKey(data, atts != nil), n) {
+		s.skipped(metrics.SkipFirstSight)
+		return
+	}
 	if !s.allow(time.Now()) {
 		s.skipped(metrics.SkipRateLimited)
 		return

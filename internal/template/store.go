@@ -23,6 +23,9 @@ type Options struct {
 	// on the many small messages (issue 16: 7 MiB messages on the template
 	// path tripled the gateway's peak memory).
 	MaxMessageBytes int
+	// LearnAfter: a new shape is learned when it is seen this many times
+	// (sighting.go); 0 and 1 learn it at once.
+	LearnAfter int
 }
 
 // Store is one policy's templates, merged in one automaton. Matching reads
@@ -34,6 +37,7 @@ type Store struct {
 	metrics *metrics.TemplateMetrics
 
 	root atomic.Pointer[node]
+	seen sightings // unknown shapes, until seen LearnAfter times
 
 	mu     sync.Mutex
 	dict   []byte // exemplars deflate against it
