@@ -20,14 +20,14 @@ import (
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
-// recordingTransport is a backend that keeps every request body it gets,
+// bodyRecorder is a backend that keeps every request body it gets,
 // by the request's X-Msg header, and answers okResponse.
-type recordingTransport struct {
+type bodyRecorder struct {
 	mu  sync.Mutex
 	got map[string][][]byte
 }
 
-func (rt *recordingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+func (rt *bodyRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
 	b, err := io.ReadAll(r.Body)
 	if err != nil {
 		return nil, err
@@ -53,7 +53,7 @@ func TestForwardedBytesConcurrent(t *testing.T) {
 	}{{"ok/templates", true}, {"ok/dom", false}} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFreshBench(t, func(cfg *config.Config) { cfg.Templates.Enabled = c.templates })
-			rec := &recordingTransport{got: map[string][][]byte{}}
+			rec := &bodyRecorder{got: map[string][][]byte{}}
 			f.gw.routes[0].proxy.Transport = rec
 			msgs := f.messages(t, 40, f.g.Next)
 

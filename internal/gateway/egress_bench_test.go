@@ -55,7 +55,7 @@ func BenchmarkEgressExchange(b *testing.B) {
 				req := httptest.NewRequest(http.MethodPost, "/out", strings.NewReader(
 					`<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><m:Get xmlns:m="urn:x"/></soap:Body></soap:Envelope>`))
 				req.Header.Set("Content-Type", "text/xml; charset=utf-8")
-				w := &discardWriter{header: http.Header{}}
+				w := &countingResponseWriter{header: http.Header{}}
 				gw.ServeHTTP(w, req)
 				if w.status != http.StatusOK || w.n < int64(size) {
 					b.Fatalf("status %d, %d bytes", w.status, w.n)
@@ -75,24 +75,25 @@ func BenchmarkEgressExchange(b *testing.B) {
 	}
 }
 
-// discardWriter is a ResponseWriter that counts the body and keeps none of
-// it (httptest.ResponseRecorder would add a copy of every response).
-type discardWriter struct {
+// countingResponseWriter is a ResponseWriter that counts the body and
+// keeps none of it (httptest.ResponseRecorder would add a copy of every
+// response).
+type countingResponseWriter struct {
 	header http.Header
 	status int
 	n      int64
 }
 
-func (w *discardWriter) Header() http.Header { return w.header }
-func (w *discardWriter) WriteHeader(code int) {
+func (w *countingResponseWriter) Header() http.Header { return w.header }
+func (w *countingResponseWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
 	}
 }
-func (w *discardWriter) Write(p []byte) (int, error) {
+func (w *countingResponseWriter) Write(p []byte) (int, error) {
 	w.WriteHeader(http.StatusOK)
 	w.n += int64(len(p))
 	return len(p), nil
 }
 
-var _ io.Writer = (*discardWriter)(nil)
+var _ io.Writer = (*countingResponseWriter)(nil)

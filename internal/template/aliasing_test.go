@@ -29,10 +29,10 @@ import (
 // point into memory an engine returns to its pools. These tests poison
 // both and look again.
 
-// snapshot is a deep copy of everything the gateway reads from a result
-// after verification: the facts the engines agree on (compare.go) and the
-// signers' certificates and subjects.
-func snapshot(t *testing.T, res *wss.Result) string {
+// factsSnapshot is a deep copy of everything the gateway reads from a
+// result after verification: the facts the engines agree on (compare.go)
+// and the signers' certificates and subjects.
+func factsSnapshot(t *testing.T, res *wss.Result) string {
 	t.Helper()
 	b, err := json.Marshal(facts(res))
 	require.NoError(t, err)
@@ -48,8 +48,8 @@ func snapshot(t *testing.T, res *wss.Result) string {
 	return string(b)
 }
 
-// poison overwrites all of b's backing array.
-func poison(b []byte) {
+// poisonBacking overwrites all of b's backing array.
+func poisonBacking(b []byte) {
 	b = b[:cap(b)]
 	for i := range b {
 		b[i] = 'X'
@@ -101,7 +101,7 @@ func TestOwnedBufferAliasing(t *testing.T) {
 				// The expectation, from the copying path on the DOM engine.
 				dres, dout, err := f.policy.Verify(ctx, f.dom, bytes.Clone(m), f.now)
 				require.NoError(t, err)
-				wantFacts, wantOut := snapshot(t, dres), bytes.Clone(dout)
+				wantFacts, wantOut := factsSnapshot(t, dres), bytes.Clone(dout)
 
 				data := make([]byte, len(m), len(m)+64) // as readRequest leaves it: spare capacity
 				copy(data, m)
@@ -109,7 +109,7 @@ func TestOwnedBufferAliasing(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, want, res.Lookup, "round %d", round)
 				require.Equal(t, string(wantOut), string(out), "round %d: VerifyOwned forwards what Verify does", round)
-				require.Equal(t, wantFacts, snapshot(t, res), "round %d", round)
+				require.Equal(t, wantFacts, factsSnapshot(t, res), "round %d", round)
 
 				// Other messages reuse the engines' pooled runs and
 				// Documents.
@@ -118,10 +118,10 @@ func TestOwnedBufferAliasing(t *testing.T) {
 					require.NoError(t, err)
 				}
 				assert.Equal(t, string(wantOut), string(out), "round %d: the forwarded bytes changed with later messages", round)
-				assert.Equal(t, wantFacts, snapshot(t, res), "round %d: the facts changed with later messages", round)
+				assert.Equal(t, wantFacts, factsSnapshot(t, res), "round %d: the facts changed with later messages", round)
 
-				poison(data)
-				assert.Equal(t, wantFacts, snapshot(t, res), "round %d: the facts point into the request buffer", round)
+				poisonBacking(data)
+				assert.Equal(t, wantFacts, factsSnapshot(t, res), "round %d: the facts point into the request buffer", round)
 			}
 			// Every buffer the shape was seen in is poisoned by now: the
 			// template and the certificate cache hold their own copies.
@@ -131,7 +131,7 @@ func TestOwnedBufferAliasing(t *testing.T) {
 			res, _, err := f.policy.VerifyOwned(ctx, f.engine, m, f.now)
 			require.NoError(t, err)
 			require.Equal(t, metrics.LookupHit, res.Lookup)
-			assert.Equal(t, snapshot(t, want), snapshot(t, res))
+			assert.Equal(t, factsSnapshot(t, want), factsSnapshot(t, res))
 		})
 	}
 }
@@ -170,25 +170,25 @@ func TestPackageBufferAliasing(t *testing.T) {
 				root, atts := pkg()
 				dres, dout, err := f.policy.VerifyAttachments(ctx, f.dom, bytes.Clone(root), atts.Clone(), f.now)
 				require.NoError(t, err)
-				wantFacts, wantOut := snapshot(t, dres), bytes.Clone(dout)
+				wantFacts, wantOut := factsSnapshot(t, dres), bytes.Clone(dout)
 
 				res, out := verify(root, atts)
 				if res.Lookup == metrics.LookupHit {
 					hits++
 				}
 				require.Equal(t, string(wantOut), string(out), "round %d", round)
-				require.Equal(t, wantFacts, snapshot(t, res), "round %d", round)
+				require.Equal(t, wantFacts, factsSnapshot(t, res), "round %d", round)
 				for range 2 {
 					verify(pkg())
 				}
 				assert.Equal(t, string(wantOut), string(out), "round %d: the forwarded root changed with later packages", round)
-				assert.Equal(t, wantFacts, snapshot(t, res), "round %d: the facts changed with later packages", round)
+				assert.Equal(t, wantFacts, factsSnapshot(t, res), "round %d: the facts changed with later packages", round)
 
-				poison(root)
+				poisonBacking(root)
 				for _, p := range atts.ByID {
-					poison(p.Data)
+					poisonBacking(p.Data)
 				}
-				assert.Equal(t, wantFacts, snapshot(t, res), "round %d: the facts point into the package", round)
+				assert.Equal(t, wantFacts, factsSnapshot(t, res), "round %d: the facts point into the package", round)
 			}
 			assert.Positive(t, hits, "the template path verified packages")
 			root, atts := pkg()
@@ -196,7 +196,7 @@ func TestPackageBufferAliasing(t *testing.T) {
 			require.NoError(t, err)
 			res, _ := verify(root, atts)
 			require.Equal(t, metrics.LookupHit, res.Lookup)
-			assert.Equal(t, snapshot(t, want), snapshot(t, res))
+			assert.Equal(t, factsSnapshot(t, want), factsSnapshot(t, res))
 		})
 	}
 }
