@@ -46,6 +46,7 @@ var dashboardQuestions = []struct{ question, pattern string }{
 	{"latency per engine (template vs DOM)", `by \([^)]*engine[^)]*\) \(rate\(wssgw_engine_duration_seconds_bucket\{`},
 	{"template hit ratio where templates apply", `wssgw_template_lookups_total\{[^}]*result=~"hit\|no_template\|rejected"`},
 	{"shadow disagreements", `wssgw_template_shadow_checks_total\{[^}]*result="disagree"`},
+	{"shapes not learned yet (templates.learnAfter)", `wssgw_template_learn_skipped_total\{[^}]*reason="first_sight"`},
 	{"legacy algorithm use per partner", `by \([^)]*signer[^)]*\) \(increase\(wssgw_legacy_algorithm_messages_total\{`},
 	{"replay store look-ups and errors", `wssgw_replay_store_operations_total\{`},
 	{"replay store latency (Redis)", `wssgw_replay_store_duration_seconds_bucket\{`},
@@ -54,6 +55,9 @@ var dashboardQuestions = []struct{ question, pattern string }{
 	{"response signing latency", `wssgw_stage_duration_seconds_bucket\{[^}]*stage="sign"`},
 	{"certificate expiry", `wssgw_certificate_expiry_timestamp_seconds\{`},
 	{"egress calls and rejected partner responses", `wssgw_egress_requests_total\{[^}]*result="rejected"`},
+	{"OCSP status of partner certificates", `by \([^)]*status[^)]*\) \(wssgw_ocsp_certificates\{`},
+	{"OCSP fetch results", `by \([^)]*result[^)]*\) \(rate\(wssgw_ocsp_fetches_total\{`},
+	{"age of the oldest OCSP response", `wssgw_ocsp_oldest_response_age_seconds\{`},
 }
 
 // TestDashboardAnswersOperatorQuestions: every question has a panel.

@@ -428,6 +428,9 @@ func TestLabelValuesExist(t *testing.T) {
 	for _, r := range metrics.TLSHandshakeReasons() {
 		known["reason"][r] = true
 	}
+	for _, r := range metrics.SkipReasons() {
+		known["reason"][r] = true
+	}
 	matcher := regexp.MustCompile(`\b(outcome|stage|result|reason|engine|store)\s*(=~|!~|=|!=)\s*"([^"]*)"`)
 	checked := 0
 	for where, e := range exprs(t) {

@@ -233,7 +233,9 @@ func TestVerify(t *testing.T) {
 			if cl == nil {
 				cl = c
 			}
-			v, err := cl.Verify(context.Background(), req, tc.body, time.Now())
+			// A buffer of its own, as the gateway hands over: Verify cuts
+			// the plaintext out of it in place (signed is used twice).
+			v, err := cl.Verify(context.Background(), req, bytes.Clone(tc.body), time.Now())
 			if tc.reason != "" {
 				var rej *RejectedError
 				require.True(t, errors.As(err, &rej), "want a RejectedError, got %v", err)
@@ -247,6 +249,10 @@ func TestVerify(t *testing.T) {
 			assert.Contains(t, string(v.Plaintext), tc.wantPlain)
 			if !tc.unsigned {
 				assert.NotContains(t, string(v.Plaintext), "Security", "the Security header is removed")
+				// Cut in place, the plaintext is what the copying path makes.
+				_, want, err := cl.policy.Verify(context.Background(), cl.engine, bytes.Clone(tc.body), time.Now())
+				require.NoError(t, err)
+				assert.Equal(t, string(want), string(v.Plaintext))
 			}
 		})
 	}

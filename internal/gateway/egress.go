@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"errors"
@@ -234,9 +235,11 @@ func (eg *egressRoute) count(v *egress.Verdict) {
 	eg.results.Result(metrics.EgressVerified)
 }
 
-// setResponseBody makes data resp's body, with its length.
+// setResponseBody makes data resp's body, with its length. data is read
+// where it is: a string of it was one more copy of every verified egress
+// response (issue 14 review).
 func setResponseBody(resp *http.Response, data []byte) {
-	resp.Body = io.NopCloser(strings.NewReader(string(data)))
+	resp.Body = io.NopCloser(bytes.NewReader(data))
 	resp.ContentLength = int64(len(data))
 	resp.Header.Set("Content-Length", strconv.Itoa(len(data)))
 	resp.Header.Del("Transfer-Encoding")

@@ -94,7 +94,7 @@ func (p *egressPartner) lastSigner() string {
 
 // egressConfig is one egress route to partner, signing with the gw files,
 // the responses verified against trust in caFile.
-func egressConfig(t *testing.T, partner, caFile string, gw *testpki.Leaf) *config.Config {
+func egressConfig(t testing.TB, partner, caFile string, gw *testpki.Leaf) *config.Config {
 	t.Helper()
 	c := config.Default()
 	p := config.DefaultPolicy()

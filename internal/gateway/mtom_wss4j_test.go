@@ -54,6 +54,87 @@ func wss4jMTOMFront(t *testing.T, backend string, created time.Time, keepHeader 
 	return f
 }
 
+// wss4jPackage is one WSS4J-made MTOM package of a vector set, as sent
+// (raw, its Content-Type) and as read (closed when the test ends), with
+// its Timestamp's Created.
+type wss4jPackage struct {
+	raw     []byte
+	ctype   string
+	in      *wmime.Package
+	created time.Time
+}
+
+func readWSS4JPackage(t *testing.T, set, name string) wss4jPackage {
+	t.Helper()
+	base := testvectors.Path(t, "wss4j/"+set+"/"+name+".mime")
+	raw, err := os.ReadFile(base)
+	require.NoError(t, err)
+	ctype, err := os.ReadFile(strings.TrimSuffix(base, ".mime") + ".ctype")
+	require.NoError(t, err)
+	pkg := wss4jPackage{raw: raw, ctype: strings.TrimSpace(string(ctype))}
+	pkg.in, err = wmime.Read(context.Background(), bytes.NewReader(raw), pkg.ctype, wmime.DefaultLimits())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = pkg.in.Close() })
+	pkg.created, err = time.Parse(time.RFC3339Nano, string(createdRE.FindSubmatch(pkg.in.RootBytes)[1]))
+	require.NoError(t, err)
+	return pkg
+}
+
+// wss4jMTOMRoute is wss4jMTOMFront in front of a backend that records
+// every request it gets (body and Content-Type, in order).
+type wss4jMTOMRoute struct {
+	*front
+	got     [][]byte
+	gotType []string
+}
+
+func newWSS4JMTOMRoute(t *testing.T, created time.Time, keepHeader bool) *wss4jMTOMRoute {
+	t.Helper()
+	r := &wss4jMTOMRoute{}
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		b, _ := io.ReadAll(req.Body)
+		r.got, r.gotType = append(r.got, b), append(r.gotType, req.Header.Get("Content-Type"))
+		_, _ = w.Write([]byte("<ok/>"))
+	}))
+	t.Cleanup(up.Close)
+	r.front = wss4jMTOMFront(t, up.URL, created, keepHeader)
+	return r
+}
+
+// post sends a package to the route and returns the status and body.
+func (r *wss4jMTOMRoute) post(t *testing.T, raw []byte, ctype string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(r.URL+"/orders", ctype, bytes.NewReader(raw))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, string(body)
+}
+
+// status is post's status alone.
+func (r *wss4jMTOMRoute) status(t *testing.T, raw []byte, ctype string) int {
+	t.Helper()
+	code, _ := r.post(t, raw, ctype)
+	return code
+}
+
+// lookups is the route's template lookup count with that result.
+func (r *wss4jMTOMRoute) lookups(t *testing.T, result string) float64 {
+	t.Helper()
+	return gathered(t, r.metrics, metrics.NameTemplateLookups, map[string]string{"route": "orders", "result": result})
+}
+
+// forwarded reads the i-th package the backend got.
+func (r *wss4jMTOMRoute) forwarded(t *testing.T, i int) *wmime.Package {
+	t.Helper()
+	require.Greater(t, len(r.got), i, "the backend got no package %d", i)
+	out, err := wmime.Read(context.Background(), bytes.NewReader(r.got[i]), r.gotType[i], wmime.DefaultLimits())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = out.Close() })
+	return out
+}
+
 // TestWSS4JStoreBytesForwarded sends CXF's MTOM form (WSS4J
 // storeBytesInAttachment: the BST certificate and the CipherValues in MIME
 // parts, issue 15) through the gateway: the backend gets the plaintext
@@ -72,17 +153,8 @@ func TestWSS4JStoreBytesForwarded(t *testing.T) {
 			}
 			keep := tamper == "keep-header"
 			t.Run(name, func(t *testing.T) {
-				base := testvectors.Path(t, "wss4j/"+set+"/0000.mime")
-				raw, err := os.ReadFile(base)
-				require.NoError(t, err)
-				ctypeB, err := os.ReadFile(strings.TrimSuffix(base, ".mime") + ".ctype")
-				require.NoError(t, err)
-				ctype := strings.TrimSpace(string(ctypeB))
-				in, err := wmime.Read(context.Background(), bytes.NewReader(raw), ctype, wmime.DefaultLimits())
-				require.NoError(t, err)
-				defer in.Close()
-				created, err := time.Parse(time.RFC3339Nano, string(createdRE.FindSubmatch(in.RootBytes)[1]))
-				require.NoError(t, err)
+				pkg := readWSS4JPackage(t, set, "0000")
+				raw, in := pkg.raw, pkg.in
 				photo := partBytes(t, in, "photo0@example.org")
 				switch tamper {
 				case "photo":
@@ -92,28 +164,15 @@ func TestWSS4JStoreBytesForwarded(t *testing.T) {
 					require.NotNil(t, cert)
 					raw = flipIn(t, raw, partBytes(t, in, string(cert[1])))
 				}
-				var got []byte
-				var gotType string
-				up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					got, _ = io.ReadAll(r.Body)
-					gotType = r.Header.Get("Content-Type")
-					_, _ = w.Write([]byte("<ok/>"))
-				}))
-				t.Cleanup(up.Close)
-				f := wss4jMTOMFront(t, up.URL, created, keep)
-				resp, err := http.Post(f.URL+"/orders", ctype, bytes.NewReader(raw))
-				require.NoError(t, err)
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
+				r := newWSS4JMTOMRoute(t, pkg.created, keep)
+				code, body := r.post(t, raw, pkg.ctype)
 				if tamper == "photo" || tamper == "certificate" {
-					assert.Equal(t, http.StatusInternalServerError, resp.StatusCode, string(body))
-					assert.Nil(t, got, "the backend got a rejected package")
+					assert.Equal(t, http.StatusInternalServerError, code, body)
+					assert.Empty(t, r.got, "the backend got a rejected package")
 					return
 				}
-				require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
-				out, err := wmime.Read(context.Background(), bytes.NewReader(got), gotType, wmime.DefaultLimits())
-				require.NoError(t, err)
-				defer out.Close()
+				require.Equal(t, http.StatusOK, code, body)
+				out := r.forwarded(t, 0)
 				assert.Equal(t, photo, partBytes(t, out, "photo0@example.org"), "attachment byte-exact")
 				root := string(out.RootBytes)
 				// Every xop:Include of the forwarded root names a forwarded
@@ -181,62 +240,27 @@ func flipIn(t *testing.T, raw, content []byte) []byte {
 func TestWSS4JMTOMTemplateHits(t *testing.T) {
 	for _, set := range []string{"mtom-store-sign", "mtom-store-sign-soap12"} {
 		t.Run("ok/"+set, func(t *testing.T) {
-			read := func(name string) ([]byte, string, *wmime.Package, time.Time) {
-				base := testvectors.Path(t, "wss4j/"+set+"/"+name+".mime")
-				raw, err := os.ReadFile(base)
-				require.NoError(t, err)
-				ctypeB, err := os.ReadFile(strings.TrimSuffix(base, ".mime") + ".ctype")
-				require.NoError(t, err)
-				ctype := strings.TrimSpace(string(ctypeB))
-				in, err := wmime.Read(context.Background(), bytes.NewReader(raw), ctype, wmime.DefaultLimits())
-				require.NoError(t, err)
-				t.Cleanup(func() { _ = in.Close() })
-				created, err := time.Parse(time.RFC3339Nano, string(createdRE.FindSubmatch(in.RootBytes)[1]))
-				require.NoError(t, err)
-				return raw, ctype, in, created
-			}
-			raw0, ctype0, _, _ := read("0000")
-			raw1, ctype1, in1, created1 := read("0001")
-			var got [][]byte
-			var gotType []string
-			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				b, _ := io.ReadAll(r.Body)
-				got, gotType = append(got, b), append(gotType, r.Header.Get("Content-Type"))
-				_, _ = w.Write([]byte("<ok/>"))
-			}))
-			t.Cleanup(up.Close)
-			f := wss4jMTOMFront(t, up.URL, created1, false)
-			lookups := func(result string) float64 {
-				return gathered(t, f.metrics, metrics.NameTemplateLookups, map[string]string{"route": "orders", "result": result})
-			}
-			post := func(raw []byte, ctype string) int {
-				resp, err := http.Post(f.URL+"/orders", ctype, bytes.NewReader(raw))
-				require.NoError(t, err)
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				return resp.StatusCode
-			}
-			require.Equal(t, http.StatusOK, post(raw0, ctype0))
-			assert.Equal(t, 1.0, lookups(metrics.LookupNoTemplate))
-			require.Equal(t, http.StatusOK, post(raw1, ctype1))
-			assert.Equal(t, 1.0, lookups(metrics.LookupHit), "the second package hits")
+			p0, p1 := readWSS4JPackage(t, set, "0000"), readWSS4JPackage(t, set, "0001")
+			r := newWSS4JMTOMRoute(t, p1.created, false)
+			require.Equal(t, http.StatusOK, r.status(t, p0.raw, p0.ctype))
+			assert.Equal(t, 1.0, r.lookups(t, metrics.LookupNoTemplate))
+			require.Equal(t, http.StatusOK, r.status(t, p1.raw, p1.ctype))
+			assert.Equal(t, 1.0, r.lookups(t, metrics.LookupHit), "the second package hits")
 			for range 8 {
 				// Past the DOM-shadowed first hits of a generic Body
 				// (template.genericShadowHits): the refusal below is the
 				// template path's own.
-				require.Equal(t, http.StatusOK, post(raw1, ctype1))
+				require.Equal(t, http.StatusOK, r.status(t, p1.raw, p1.ctype))
 			}
-			require.Len(t, got, 10)
-			out, err := wmime.Read(context.Background(), bytes.NewReader(got[1]), gotType[1], wmime.DefaultLimits())
-			require.NoError(t, err)
-			defer out.Close()
+			require.Len(t, r.got, 10)
+			out := r.forwarded(t, 1)
 			require.Len(t, out.Attachments, 1, "only the Body's attachment goes on")
-			assert.Equal(t, partBytes(t, in1, "photo1@example.org"), partBytes(t, out, "photo1@example.org"), "attachment byte-exact")
+			assert.Equal(t, partBytes(t, p1.in, "photo1@example.org"), partBytes(t, out, "photo1@example.org"), "attachment byte-exact")
 			assert.NotContains(t, string(out.RootBytes), "Security")
 
-			require.Equal(t, http.StatusInternalServerError, post(flipIn(t, raw1, partBytes(t, in1, "photo1@example.org")), ctype1))
-			assert.Equal(t, 10.0, lookups(metrics.LookupHit), "refused on the template path")
-			assert.Len(t, got, 10, "the backend got a rejected package")
+			require.Equal(t, http.StatusInternalServerError, r.status(t, flipIn(t, p1.raw, partBytes(t, p1.in, "photo1@example.org")), p1.ctype))
+			assert.Equal(t, 10.0, r.lookups(t, metrics.LookupHit), "refused on the template path")
+			assert.Len(t, r.got, 10, "the backend got a rejected package")
 		})
 	}
 }

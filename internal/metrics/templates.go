@@ -74,13 +74,18 @@ func (m *Metrics) Templates(policy string) *TemplateMetrics {
 		skipped: map[string]prometheus.Counter{},
 		shadow:  map[string]prometheus.Counter{},
 	}
-	for _, r := range []string{SkipRateLimited, SkipFull, SkipUnsupported, SkipFirstSight} {
+	for _, r := range SkipReasons() {
 		tm.skipped[r] = t.skipped.WithLabelValues(policy, r)
 	}
 	for _, r := range ShadowResults() {
 		tm.shadow[r] = t.shadow.WithLabelValues(policy, r)
 	}
 	return tm
+}
+
+// SkipReasons lists the values of the reason label of skipped learning.
+func SkipReasons() []string {
+	return []string{SkipRateLimited, SkipFull, SkipUnsupported, SkipFirstSight}
 }
 
 // Skipped counts a message of a new shape that was not learned.

@@ -375,31 +375,7 @@ func TestEncryptedPackageMutationsAgree(t *testing.T) {
 	_, _, err := verifyPackage(f.engine, f.policy, learnRoot, learnAtts, f.now)
 	require.NoError(t, err)
 	seed, atts := f.encPackage(t, envelope(false, 5, "seed"), "seed", f.gw)
-	hits := 0
-	for i := range 300 {
-		root, a := bytes.Clone(seed), atts.Clone()
-		if i%3 == 2 {
-			p := *a.ByID[a.Order[i%len(a.Order)]]
-			p.Data = bytes.Clone(p.Data)
-			p.Data[rng.IntN(len(p.Data))] ^= byte(1 + rng.IntN(255))
-			a.ByID[p.ID] = &p
-		} else {
-			for range 1 + i%4 {
-				root[rng.IntN(len(root))] = byte(rng.IntN(256))
-			}
-		}
-		got, gout, gerr := verifyPackage(f.engine, f.policy, root, a, f.now)
-		want, wout, werr := verifyPackage(f.dom, f.policy, root, a.Clone(), f.now)
-		if d := Compare(got, gerr, want, werr, f.policy); d != "" {
-			t.Fatalf("mutation %d: engines disagree: %s (template %v, DOM %v)", i, d, gerr, werr)
-		}
-		if !bytes.Equal(gout, wout) {
-			t.Fatalf("mutation %d: engines forward different bytes", i)
-		}
-		if got != nil && got.Lookup == metrics.LookupHit {
-			hits++
-		}
-	}
+	hits := packageMutationsAgree(t, f, rng, seed, atts, 300, "")
 	assert.GreaterOrEqual(t, hits, 100, "the template path decided the changed parts")
 }
 

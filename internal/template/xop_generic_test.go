@@ -281,31 +281,7 @@ func TestPackageMutationsAgree(t *testing.T) {
 		require.NoError(t, err)
 		pastShadow(t, f.engine, f.policy, learnRoot, learnAtts, f.now)
 		seed, atts := mk("seed", f.now.Add(time.Second))
-		hits := 0
-		for i := range 300 {
-			root, a := bytes.Clone(seed), atts.Clone()
-			if i%3 == 2 {
-				p := *a.ByID[a.Order[i%2]]
-				p.Data = bytes.Clone(p.Data)
-				p.Data[rng.IntN(len(p.Data))] ^= byte(1 + rng.IntN(255))
-				a.ByID[p.ID] = &p
-			} else {
-				for range 1 + i%4 {
-					root[rng.IntN(len(root))] = byte(rng.IntN(256))
-				}
-			}
-			got, gout, gerr := verifyPackage(f.engine, f.policy, root, a, f.now)
-			want, wout, werr := verifyPackage(f.dom, f.policy, root, a.Clone(), f.now)
-			if d := Compare(got, gerr, want, werr, f.policy); d != "" {
-				t.Fatalf("swa=%v mutation %d: engines disagree: %s (template %v, DOM %v)", swaRefs, i, d, gerr, werr)
-			}
-			if !bytes.Equal(gout, wout) {
-				t.Fatalf("swa=%v mutation %d: engines forward different bytes", swaRefs, i)
-			}
-			if got != nil && got.Lookup == metrics.LookupHit {
-				hits++
-			}
-		}
+		hits := packageMutationsAgree(t, f, rng, seed, atts, 300, fmt.Sprintf("swa=%v ", swaRefs))
 		assert.GreaterOrEqual(t, hits, 100, "swa=%v: the template path decided the changed parts", swaRefs)
 	}
 }

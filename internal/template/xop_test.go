@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -85,6 +86,42 @@ func pastShadow(t testing.TB, e *Engine, pol *wss.Policy, root []byte, atts wss.
 // bytes) on a package.
 func verifyPackage(e wss.AttachmentEngine, pol *wss.Policy, root []byte, atts wss.Attachments, now time.Time) (*wss.Result, []byte, error) {
 	return pol.VerifyAttachments(context.Background(), e, root, atts, now)
+}
+
+// packageMutationsAgree verifies n mutations of one package on both
+// engines: every third changes a byte of one part (each part in turn), the
+// others overwrite one to four bytes of the root. Both engines must give
+// the same verdict and forward the same root; it returns how many the
+// template path decided (hits), so a caller can require that the changed
+// parts were the template path's to judge.
+func packageMutationsAgree(t *testing.T, f *fixture, rng *rand.Rand, seed []byte, atts *testmime.Parts, n int, label string) int {
+	t.Helper()
+	hits := 0
+	for i := range n {
+		root, a := bytes.Clone(seed), atts.Clone()
+		if i%3 == 2 {
+			p := *a.ByID[a.Order[i%len(a.Order)]]
+			p.Data = bytes.Clone(p.Data)
+			p.Data[rng.IntN(len(p.Data))] ^= byte(1 + rng.IntN(255))
+			a.ByID[p.ID] = &p
+		} else {
+			for range 1 + i%4 {
+				root[rng.IntN(len(root))] = byte(rng.IntN(256))
+			}
+		}
+		got, gout, gerr := verifyPackage(f.engine, f.policy, root, a, f.now)
+		want, wout, werr := verifyPackage(f.dom, f.policy, root, a.Clone(), f.now)
+		if d := Compare(got, gerr, want, werr, f.policy); d != "" {
+			t.Fatalf("%smutation %d: engines disagree: %s (template %v, DOM %v)", label, i, d, gerr, werr)
+		}
+		if !bytes.Equal(gout, wout) {
+			t.Fatalf("%smutation %d: engines forward different bytes", label, i)
+		}
+		if got != nil && got.Lookup == metrics.LookupHit {
+			hits++
+		}
+	}
+	return hits
 }
 
 // TestWSS4JMTOMHits: CXF's MTOM form (WSS4J storeBytesInAttachment: the

@@ -1,12 +1,7 @@
 package e2e
 
 import (
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,13 +21,7 @@ import (
 func TestCXFEncryptedMTOMTemplateHits(t *testing.T) {
 	jar := testpeer.Jar(t, "cxf")
 	p := newPartnerPKI(t)
-	photo := make([]byte, 64<<10)
-	_, err := rand.Read(photo)
-	require.NoError(t, err)
-	photoFile := filepath.Join(p.dir, "photo.bin")
-	require.NoError(t, os.WriteFile(photoFile, photo, 0o600))
-	sum := sha256.Sum256(photo)
-	sha := hex.EncodeToString(sum[:])
+	photo, photoFile, sha := p.photo(t, 64<<10)
 	backend := newFilesBackend(t)
 	gw := startGateway(t, p.cxfGatewayConfig(backend.URL, t.TempDir()))
 

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -13,8 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -305,13 +302,7 @@ policies:
 func TestCXFClient(t *testing.T) {
 	jar := testpeer.Jar(t, "cxf")
 	p := newPartnerPKI(t)
-	photo := make([]byte, 200<<10)
-	_, err := rand.Read(photo)
-	require.NoError(t, err)
-	photoFile := filepath.Join(p.dir, "photo.bin")
-	require.NoError(t, os.WriteFile(photoFile, photo, 0o600))
-	sum := sha256.Sum256(photo)
-	sha := hex.EncodeToString(sum[:])
+	photo, photoFile, sha := p.photo(t, 200<<10)
 
 	backend := newFilesBackend(t)
 	spool := t.TempDir()

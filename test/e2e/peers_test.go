@@ -1,6 +1,9 @@
 package e2e
 
 import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -62,6 +65,20 @@ func newPartnerPKI(t *testing.T) *partnerPKI {
 	p.users = filepath.Join(dir, "users.txt")
 	require.NoError(t, os.WriteFile(p.users, []byte(p.clientUser+":"+p.pwd+"\n"), 0o600))
 	return p
+}
+
+// photo writes size random bytes to a file in the PKI's directory, the
+// attachment the MTOM peers send: its bytes, the file, and its SHA-256 in
+// hex (what the CXF client reports back for the echoed attachment).
+func (p *partnerPKI) photo(t *testing.T, size int) (data []byte, file, sha string) {
+	t.Helper()
+	data = make([]byte, size)
+	_, err := rand.Read(data)
+	require.NoError(t, err)
+	file = filepath.Join(p.dir, "photo.bin")
+	require.NoError(t, os.WriteFile(file, data, 0o600))
+	sum := sha256.Sum256(data)
+	return data, file, hex.EncodeToString(sum[:])
 }
 
 // securedConfig is a gateway with three secured routes in front of backend:

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"crypto/rand"
 	"fmt"
 	"net/http"
 	"os"
@@ -45,11 +44,7 @@ policies:
 func TestWSS4JStoreBytesGateway(t *testing.T) {
 	jar := testpeer.Jar(t, "wss4j")
 	p := newPartnerPKI(t)
-	photo := make([]byte, 6<<10)
-	_, err := rand.Read(photo)
-	require.NoError(t, err)
-	photoFile := filepath.Join(p.dir, "photo.bin")
-	require.NoError(t, os.WriteFile(photoFile, photo, 0o600))
+	photo, photoFile, _ := p.photo(t, 6<<10)
 
 	type msgCase struct{ name, profile, ns string }
 	cases := []msgCase{
