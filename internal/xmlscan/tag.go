@@ -29,6 +29,7 @@ func (st *state) startTag(p int) (int, *Error) {
 		return p, err
 	}
 	idx := len(d.Elements)
+	st.growElements(p)
 	d.Elements = append(d.Elements, Element{
 		Start: p, StartEnd: end, Depth: depth, Parent: st.cur,
 		Prefix: prefix, Local: local,
@@ -147,6 +148,7 @@ func (st *state) attribute(p, attrLo, nsLo int) (int, *Error) {
 	if class != 0 {
 		f |= AttrNorm
 	}
+	st.growAttrs(nameStart)
 	d.Attrs = append(d.Attrs, Attr{
 		Name: name, Prefix: prefix, Local: local, Value: val, Quote: quote, Flags: f,
 	})
