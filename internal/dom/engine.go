@@ -34,6 +34,9 @@ type Engine struct {
 	// as the engine did before issue 14; tests set it to compare the
 	// plaintext splice with it.
 	wholeRescan bool
+	// tokens caches certificate parsing and issuer/serial lookups across
+	// messages (tokenCache).
+	tokens tokenCache
 }
 
 // Workers bounds how many messages the engine processes at once and the
