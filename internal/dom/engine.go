@@ -71,6 +71,8 @@ type scratch struct {
 	// spare receives the message with decrypted plaintext spliced in
 	// (message.reload), then swaps places with doc.
 	spare xmlscan.Document
+	// ids is the id index (message.indexIDs), kept for the next message.
+	ids map[string]int
 }
 
 // Process gates data, processes its Security header under policy p at time
@@ -111,13 +113,15 @@ func (e *Engine) run(data []byte, atts wss.Attachments, p *wss.Policy, now time.
 	sc := e.docs.Get().(*scratch)
 	// The Result keeps no reference to the Documents, only to the bytes;
 	// Reset drops the Documents' hold on this message's bytes.
+	m := &message{engine: e, p: p, now: now.UTC(), keys: map[string][]byte{}, doc: &sc.doc, spare: &sc.spare, sd: &sc.signedInfo, ids: sc.ids}
 	defer func() {
 		sc.doc.Reset()
 		sc.spare.Reset()
 		sc.signedInfo.Reset()
+		clear(m.ids) // the next message starts with an empty index
+		sc.ids = m.ids
 		e.docs.Put(sc)
 	}()
-	m := &message{engine: e, p: p, now: now.UTC(), keys: map[string][]byte{}, doc: &sc.doc, spare: &sc.spare, sd: &sc.signedInfo}
 	m.res = &wss.Result{Security: [2]int{-1, -1}, Token: -1}
 	if atts != nil {
 		if err := m.initAttachments(atts); err != nil {
@@ -163,6 +167,9 @@ type message struct {
 	// plain is set for a plain XML document (VerifyDocument,
 	// DecryptDocument): no SOAP structure is located.
 	plain bool
+	// reloads counts the decryptions spliced into the message (splice):
+	// gate indices taken before one are stale.
+	reloads int
 	// prechecked is set once precheck ran on the received message.
 	prechecked bool
 	// att is the MTOM/SwA package of ProcessAttachments, nil otherwise.
@@ -233,6 +240,16 @@ func (m *message) children(i int) []int {
 		out = append(out, c)
 	}
 	return out
+}
+
+// nthChild returns the gate index of element i's child element k (from
+// 0), or -1 when it has no more than k children.
+func (m *message) nthChild(i, k int) int {
+	c := m.doc.FirstChild(i)
+	for ; c >= 0 && k > 0; k-- {
+		c = m.doc.NextSibling(c)
+	}
+	return c
 }
 
 // is reports whether element i has the expanded name {space}local.
