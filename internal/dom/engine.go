@@ -65,6 +65,10 @@ func New(cfg xmlscan.Config) (*Engine, error) {
 	return e, nil
 }
 
+// maxKeptCanon bounds the canonical SignedInfo buffer a pooled scratch
+// keeps between messages.
+const maxKeptCanon = 64 << 10
+
 // scratch is the reusable per-message state.
 type scratch struct {
 	doc, signedInfo xmlscan.Document
@@ -73,6 +77,8 @@ type scratch struct {
 	spare xmlscan.Document
 	// ids is the id index (message.indexIDs), kept for the next message.
 	ids map[string]int
+	// canon holds the canonical SignedInfo being verified.
+	canon []byte
 }
 
 // Process gates data, processes its Security header under policy p at time
@@ -113,13 +119,16 @@ func (e *Engine) run(data []byte, atts wss.Attachments, p *wss.Policy, now time.
 	sc := e.docs.Get().(*scratch)
 	// The Result keeps no reference to the Documents, only to the bytes;
 	// Reset drops the Documents' hold on this message's bytes.
-	m := &message{engine: e, p: p, now: now.UTC(), keys: map[string][]byte{}, doc: &sc.doc, spare: &sc.spare, sd: &sc.signedInfo, ids: sc.ids}
+	m := &message{engine: e, p: p, now: now.UTC(), keys: map[string][]byte{}, doc: &sc.doc, spare: &sc.spare, sd: &sc.signedInfo, ids: sc.ids, canon: sc.canon}
 	defer func() {
 		sc.doc.Reset()
 		sc.spare.Reset()
 		sc.signedInfo.Reset()
 		clear(m.ids) // the next message starts with an empty index
 		sc.ids = m.ids
+		if cap(m.canon) <= maxKeptCanon {
+			sc.canon = m.canon[:0]
+		}
 		e.docs.Put(sc)
 	}()
 	m.res = &wss.Result{Security: [2]int{-1, -1}, Token: -1}
@@ -154,6 +163,7 @@ type message struct {
 	spare *xmlscan.Document // the next doc after a decryption (reload); nil until needed
 	sd    *xmlscan.Document // the canonical SignedInfo being checked
 	ids   map[string]int    // id value → gate index
+	canon []byte            // scratch for the canonical SignedInfo
 
 	version                   soap.Version
 	env, header, body, secIdx int // gate indices; -1 when absent
