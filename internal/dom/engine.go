@@ -131,7 +131,9 @@ func (e *Engine) run(data []byte, atts wss.Attachments, p *wss.Policy, now time.
 		}
 		e.docs.Put(sc)
 	}()
-	m.res = &wss.Result{Security: [2]int{-1, -1}, Token: -1}
+	// A signed message records a dozen algorithm uses or more (use):
+	// room for them at once rather than in append's steps.
+	m.res = &wss.Result{Security: [2]int{-1, -1}, Token: -1, Algorithms: make([]wss.AlgorithmUse, 0, 16)}
 	if atts != nil {
 		if err := m.initAttachments(atts); err != nil {
 			return nil, err
