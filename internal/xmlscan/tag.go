@@ -248,7 +248,8 @@ func (st *state) count(e *Element, class nsClass, p int) *Error {
 func (st *state) open(idx int, class nsClass, empty bool) {
 	d := st.d
 	e := &d.Elements[idx]
-	if isListed(st.prot, e) {
+	listed := st.skip&nameLenBit(len(e.Local)) == 0
+	if listed && isListed(st.prot, e) {
 		e.Flags |= FlagProtected
 	}
 	if empty {
@@ -260,7 +261,7 @@ func (st *state) open(idx int, class nsClass, empty bool) {
 		}
 		return
 	}
-	only := isListed(st.only, e)
+	only := listed && isListed(st.only, e)
 	d.scratch.frames = append(d.scratch.frames, frame{class: class, elemOnly: only})
 	if e.Flags&FlagProtected != 0 {
 		st.protected++
