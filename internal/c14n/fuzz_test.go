@@ -13,7 +13,7 @@ import (
 var rescanner, _ = xmlscan.NewScanner(xmlscan.Config{Limits: xmlscan.Limits{MaxNSDeclsPerElement: 1 << 20, MaxAttrs: 1 << 20}})
 
 // FuzzExclusive: no panic; the canonical form passes the gate; it equals
-// the streamed form; canonicalizing it again (its root, with the same
+// the general path's (no verbatim start tags) and the streamed form; canonicalizing it again (its root, with the same
 // PrefixList) gives the same bytes. The same properties are checked for
 // inclusive C14N 1.0 and 1.1.
 func FuzzExclusive(f *testing.F) {
@@ -63,6 +63,9 @@ func check(t *testing.T, d *xmlscan.Document, elem int, alg string, comments boo
 			return
 		}
 		t.Fatalf("%s: %v", alg, err)
+	}
+	if want, err := general(alg, d, elem, pl); err != nil || !bytes.Equal(want, out) {
+		t.Fatalf("%s: verbatim start tags differ from the general path (%v)\n%q\n%q", alg, err, out, want)
 	}
 	var sb sinkBuffer
 	if err := CanonicalizeTo(&sb, alg, d, elem, pl); err != nil || !bytes.Equal(sb, out) {

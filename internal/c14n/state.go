@@ -41,6 +41,9 @@ type state struct {
 	scratch  []byte    // normalization buffer
 
 	replace Replacer // nil except for CanonicalizeToReplacing
+	// noVerbatim turns off copying start tags as written (verbatim), so
+	// that tests can compare both paths.
+	noVerbatim bool
 }
 
 // ParsePrefixList splits the value of an InclusiveNamespaces PrefixList

@@ -114,6 +114,15 @@ func (s *state) qname(i int) []byte {
 func (s *state) startTag(i int, apex bool) error {
 	d := s.d
 	s.marks = append(s.marks, len(s.rendered))
+	if !apex && !s.noVerbatim {
+		if end := s.verbatim(i); end > 0 {
+			e := &d.Elements[i]
+			s.buf = append(s.buf, d.Data[e.Start:end]...)
+			s.buf = append(s.buf, '>')
+			s.maybeFlush()
+			return nil
+		}
+	}
 	for _, ns := range d.NSDeclsOf(i) {
 		if relative(ns.URI) {
 			return ErrRelativeNamespace
@@ -165,6 +174,47 @@ func (s *state) startTag(i int, apex bool) error {
 	s.buf = append(s.buf, '>')
 	s.maybeFlush()
 	return nil
+}
+
+// verbatim returns where element i's start tag ends in the input, before
+// its '>' or "/>", when the bytes from its '<' to there are exactly the
+// canonical start tag's before its '>', and 0 otherwise: below the apex,
+// an element that declares no namespace renders none when the namespaces
+// of its name and prefixed attributes are already in effect in the output
+// (exc-c14n §3; C14N 1.0 §2.3 renders only an element's own declarations
+// below the apex), and its attributes come out as written when they are
+// in canonical order, each after one space, quoted with '"', '=' between
+// name and value, no value changed by normalization (xmlscan.FlagAttrNorm:
+// no reference, TAB, LF or CR) and so none escaped ('<' cannot occur, '"'
+// not inside '"'). Markup-dense payloads written by most stacks meet all
+// of it, and copying the tag saves most of the per-tag work of
+// canonicalizing them (issue 14: the DOM engine canonicalizes every
+// signed part of a fresh shape). Anything else takes the general path.
+func (s *state) verbatim(i int) int {
+	d := s.d
+	e := &d.Elements[i]
+	if e.NS.Len() != 0 || e.Flags&xmlscan.FlagAttrNorm != 0 || e.Prefix == "xml" || s.effective(e.Prefix) != e.Space {
+		return 0
+	}
+	data := d.Data
+	p := e.Start + 1 + e.QNameLen()
+	r := e.Attrs
+	for j := r.Start; j < r.End; j++ {
+		a := &d.Attrs[j]
+		if a.Name.Start != p+1 || data[p] != ' ' || a.Quote != '"' || a.Value.Start != a.Name.End+2 ||
+			a.Prefix != "" && (a.Prefix == "xml" || s.effective(a.Prefix) != a.Space) ||
+			j > r.Start && !attrLess(&d.Attrs[j-1], a) {
+			return 0
+		}
+		p = a.Value.End + 1
+	}
+	switch {
+	case e.Flags&xmlscan.FlagEmpty != 0 && p == e.StartEnd-2: // "/>"
+		return p
+	case e.Flags&xmlscan.FlagEmpty == 0 && p == e.StartEnd-1: // ">"
+		return p
+	}
+	return 0
 }
 
 // endTag emits "</" QName ">" and leaves the element's namespace scope.

@@ -366,6 +366,7 @@ func (m *message) splice(region int, pt []byte) error {
 	for i := range r.Decrypted {
 		move(&r.Decrypted[i].Start)
 	}
+	m.reloads++
 	if m.engine.wholeRescan {
 		data := make([]byte, 0, len(m.data)-(b-a)+len(pt))
 		data = append(append(append(data, m.data[:a]...), pt...), m.data[b:]...)

@@ -34,6 +34,9 @@ type Engine struct {
 	// as the engine did before issue 14; tests set it to compare the
 	// plaintext splice with it.
 	wholeRescan bool
+	// tokens caches certificate parsing and issuer/serial lookups across
+	// messages (tokenCache).
+	tokens tokenCache
 }
 
 // Workers bounds how many messages the engine processes at once and the
@@ -62,12 +65,20 @@ func New(cfg xmlscan.Config) (*Engine, error) {
 	return e, nil
 }
 
+// maxKeptCanon bounds the canonical SignedInfo buffer a pooled scratch
+// keeps between messages.
+const maxKeptCanon = 64 << 10
+
 // scratch is the reusable per-message state.
 type scratch struct {
 	doc, signedInfo xmlscan.Document
 	// spare receives the message with decrypted plaintext spliced in
 	// (message.reload), then swaps places with doc.
 	spare xmlscan.Document
+	// ids is the id index (message.indexIDs), kept for the next message.
+	ids map[string]int
+	// canon holds the canonical SignedInfo being verified.
+	canon []byte
 }
 
 // Process gates data, processes its Security header under policy p at time
@@ -108,14 +119,21 @@ func (e *Engine) run(data []byte, atts wss.Attachments, p *wss.Policy, now time.
 	sc := e.docs.Get().(*scratch)
 	// The Result keeps no reference to the Documents, only to the bytes;
 	// Reset drops the Documents' hold on this message's bytes.
+	m := &message{engine: e, p: p, now: now.UTC(), keys: map[string][]byte{}, doc: &sc.doc, spare: &sc.spare, sd: &sc.signedInfo, ids: sc.ids, canon: sc.canon}
 	defer func() {
 		sc.doc.Reset()
 		sc.spare.Reset()
 		sc.signedInfo.Reset()
+		clear(m.ids) // the next message starts with an empty index
+		sc.ids = m.ids
+		if cap(m.canon) <= maxKeptCanon {
+			sc.canon = m.canon[:0]
+		}
 		e.docs.Put(sc)
 	}()
-	m := &message{engine: e, p: p, now: now.UTC(), keys: map[string][]byte{}, doc: &sc.doc, spare: &sc.spare, sd: &sc.signedInfo}
-	m.res = &wss.Result{Security: [2]int{-1, -1}, Token: -1}
+	// A signed message records a dozen algorithm uses or more (use):
+	// room for them at once rather than in append's steps.
+	m.res = &wss.Result{Security: [2]int{-1, -1}, Token: -1, Algorithms: make([]wss.AlgorithmUse, 0, 16)}
 	if atts != nil {
 		if err := m.initAttachments(atts); err != nil {
 			return nil, err
@@ -147,6 +165,7 @@ type message struct {
 	spare *xmlscan.Document // the next doc after a decryption (reload); nil until needed
 	sd    *xmlscan.Document // the canonical SignedInfo being checked
 	ids   map[string]int    // id value → gate index
+	canon []byte            // scratch for the canonical SignedInfo
 
 	version                   soap.Version
 	env, header, body, secIdx int // gate indices; -1 when absent
@@ -160,6 +179,9 @@ type message struct {
 	// plain is set for a plain XML document (VerifyDocument,
 	// DecryptDocument): no SOAP structure is located.
 	plain bool
+	// reloads counts the decryptions spliced into the message (splice):
+	// gate indices taken before one are stale.
+	reloads int
 	// prechecked is set once precheck ran on the received message.
 	prechecked bool
 	// att is the MTOM/SwA package of ProcessAttachments, nil otherwise.
@@ -230,6 +252,16 @@ func (m *message) children(i int) []int {
 		out = append(out, c)
 	}
 	return out
+}
+
+// nthChild returns the gate index of element i's child element k (from
+// 0), or -1 when it has no more than k children.
+func (m *message) nthChild(i, k int) int {
+	c := m.doc.FirstChild(i)
+	for ; c >= 0 && k > 0; k-- {
+		c = m.doc.NextSibling(c)
+	}
+	return c
 }
 
 // is reports whether element i has the expanded name {space}local.

@@ -116,12 +116,19 @@ func (m *message) ours(h int) bool {
 // The rule is wss.IsIDAttr, shared with the template automaton.
 func isIDAttr(a *xmlscan.Attr) bool { return wss.IsIDAttr(a) }
 
+// maxKeptIDs bounds the id index a pooled scratch keeps between messages.
+const maxKeptIDs = 1024
+
 // indexIDs builds the id index over the whole document and rejects any
 // duplicate id value, and any element with two id attributes: an id must
 // name exactly one element whatever attribute a resolver looks at
 // (security.md A2, A3; Santuario secure validation).
 func (m *message) indexIDs() error {
-	m.ids = make(map[string]int)
+	if m.ids == nil || len(m.ids) > maxKeptIDs {
+		m.ids = make(map[string]int)
+	} else {
+		clear(m.ids) // a reload indexes the new Document afresh
+	}
 	for i := range m.doc.Elements {
 		found := false
 		r := m.doc.Elements[i].Attrs
@@ -159,11 +166,22 @@ var valueElements = map[xml.Name]bool{
 	{Space: nsWSU, Local: "Expires"}: true,
 }
 
+// valueSpace returns whether any element of namespace space is one of
+// valueElements: the map is consulted only for those, not once per element
+// of the Body (issue 14: a fresh shape's whole message is walked).
+func valueSpace(space string) bool {
+	switch space {
+	case nsDS, nsXEnc, nsWSSE, nsWSU:
+		return true
+	}
+	return false
+}
+
 // checkValues enforces valueElements over the whole document.
 func (m *message) checkValues() error {
 	for i := range m.doc.Elements {
 		e := &m.doc.Elements[i]
-		if !valueElements[xml.Name{Space: e.Space, Local: e.Local}] {
+		if !valueSpace(e.Space) || !valueElements[xml.Name{Space: e.Space, Local: e.Local}] {
 			continue
 		}
 		if e.Flags&(xmlscan.FlagComment|xmlscan.FlagCDATA) != 0 || (i+1 < e.Next && !m.xopValue(i)) {

@@ -10,21 +10,26 @@ import (
 // sign-then-encrypt and encrypt-then-sign both come out right.
 func (m *message) process() error {
 	if m.secIdx >= 0 {
-		for k := 0; ; k++ {
-			// Decryption reloads the message, so the children are fetched
-			// afresh; it never changes how many precede position k.
-			kids := m.children(m.secIdx)
-			if k >= len(kids) {
-				break
-			}
-			encrypted := m.is(kids[k], nsXEnc, "EncryptedData")
-			if err := m.headerChild(kids[k]); err != nil {
+		for k, c := 0, m.doc.FirstChild(m.secIdx); c >= 0; {
+			reloads := m.reloads
+			encrypted := m.is(c, nsXEnc, "EncryptedData")
+			if err := m.headerChild(c); err != nil {
 				return err
 			}
-			if encrypted {
+			switch {
+			case encrypted:
 				// The plaintext element now at position k is processed
 				// next (it cannot be ciphertext again: checkPlaintext).
-				k--
+				c = m.nthChild(m.secIdx, k)
+			case m.reloads != reloads:
+				// Decryption reloads the message, so the next child is
+				// found afresh; it never changes how many precede
+				// position k.
+				k++
+				c = m.nthChild(m.secIdx, k)
+			default:
+				k++
+				c = m.doc.NextSibling(c)
 			}
 		}
 	}

@@ -38,7 +38,10 @@ func (m *message) signature(s int) error {
 	if err != nil {
 		return err
 	}
-	canon, err := c14n.Canonicalize(c14nAlg, m.doc, si, prefixes, nil)
+	// Into the scratch buffer: nothing keeps canon past this signature
+	// (the replay key is its digest; m.sd is reset before the next).
+	canon, err := c14n.Canonicalize(c14nAlg, m.doc, si, prefixes, m.canon[:0])
+	m.canon = canon[:0]
 	if err != nil {
 		return wss.Wrap(wss.ReasonMalformed, err, "canonicalizing SignedInfo")
 	}

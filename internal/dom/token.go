@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/asn1"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/wssgw/wssgw/internal/trust"
@@ -219,6 +220,24 @@ func (m *message) bst(t int) ([]*x509.Certificate, error) {
 		// BSP R3029: EncodingType is required and Base64Binary.
 		return nil, wss.Failf(wss.ReasonToken, "BinarySecurityToken EncodingType is not Base64Binary")
 	}
+	var text []byte
+	if !m.xopValue(t) {
+		text = m.doc.Text(t, nil)
+		if certs, ok := m.engine.tokens.token(vt, text); ok {
+			return slices.Clone(certs), nil
+		}
+	}
+	certs, err := m.parseBST(t, vt)
+	if err == nil && text != nil {
+		m.engine.tokens.putToken(vt, text, certs)
+		certs = slices.Clone(certs)
+	}
+	return certs, err
+}
+
+// parseBST decodes and parses the certificates of BinarySecurityToken t of
+// value type vt.
+func (m *message) parseBST(t int, vt string) ([]*x509.Certificate, error) {
 	der, err := m.bstOctets(t)
 	if err != nil {
 		return nil, err
@@ -284,6 +303,9 @@ func (m *message) leaf(ref *tokenRef, ix *trust.Index) (*x509.Certificate, error
 	case wss.KeyRefBST, wss.KeyRefX509Data, wss.KeyRefX509KeyIdentifier:
 		return ref.certs[0], nil
 	case wss.KeyRefIssuerSerial:
+		if len(ref.certs) == 0 && ref.ski == nil {
+			return m.issuerSerialLeaf(ref, ix)
+		}
 		if c = matchCarried(ref); c == nil {
 			c, err = ix.ByIssuerSerial(ref.issuer, ref.serial)
 		}
@@ -304,6 +326,26 @@ func (m *message) leaf(ref *tokenRef, ix *trust.Index) (*x509.Certificate, error
 		// X509Data.
 		return nil, wss.Failf(wss.ReasonToken, "X509Data lookup keys name different certificates")
 	}
+	return c, nil
+}
+
+// issuerSerialLeaf is leaf for an X509IssuerSerial alone (no certificate
+// carried, no X509SKI): the trust index's certificate for it, found once
+// per index and reference (tokenCache), since parsing and comparing the
+// issuer's DN costs as much as the lookup saves.
+func (m *message) issuerSerialLeaf(ref *tokenRef, ix *trust.Index) (*x509.Certificate, error) {
+	k := leafKey{ix: ix, issuer: ref.issuer, serial: ref.serial.String()}
+	if c, ok := m.engine.tokens.leaf(k); ok {
+		return c, nil
+	}
+	c, err := ix.ByIssuerSerial(ref.issuer, ref.serial)
+	if err != nil || c == nil {
+		return nil, wss.Wrap(wss.ReasonToken, err, "certificate not found")
+	}
+	if !refMatches(ref, c) {
+		return nil, wss.Failf(wss.ReasonToken, "X509Data lookup keys name different certificates")
+	}
+	m.engine.tokens.putLeaf(k, c)
 	return c, nil
 }
 

@@ -113,3 +113,29 @@ func TestBenchInputs(t *testing.T) {
 		checkStdlib(t, &d)
 	}
 }
+
+// BenchmarkScanNewDocument scans into a new Document each time: what a
+// message costs when the pooled Document was dropped (a sync.Pool is
+// emptied by the garbage collector). B/op is the arrays' growth: with
+// growElements and growAttrs about once their final size, not the sum of
+// append's steps.
+func BenchmarkScanNewDocument(b *testing.B) {
+	small := readTestdata(b, "wss-soap11-sign-bst.xml")
+	for _, c := range []struct {
+		name string
+		size int
+	}{{"100KiB", 100 << 10}, {"1MiB", 1 << 20}} {
+		data := growBody(b, small, c.size)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				var d Document
+				if err := Scan(data, &d); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(len(d.Elements)), "elements")
+			}
+		})
+	}
+}

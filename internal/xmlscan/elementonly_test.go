@@ -108,3 +108,36 @@ func TestElementOnlyConfig(t *testing.T) {
 	c.ElementOnly[0].Local = "x"
 	require.ErrorIs(t, sc.Scan([]byte(env(NamespaceSOAP11, "x", "", "", "", "")), &d), KindElementOnly)
 }
+
+// TestListedNameLengths: open skips the NoCommentsIn and ElementOnly
+// lookups for local names of a length no listed name has; a listed name
+// of any length, 63 bytes and more included, is still found, and another
+// name of a listed length is still compared.
+func TestListedNameLengths(t *testing.T) {
+	long := strings.Repeat("n", 70)
+	s, err := NewScanner(Config{
+		NoCommentsIn: []Name{{Space: "urn:x", Local: "a"}, {Space: "urn:x", Local: long}},
+		ElementOnly:  []Name{{Space: "urn:x", Local: "bb"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, doc string
+		kind      Kind // 0: passes
+	}{
+		{"fail/short", `<x:a xmlns:x="urn:x"><!-- c --></x:a>`, KindProtectedComment},
+		{"fail/long", `<x:` + long + ` xmlns:x="urn:x"><!-- c --></x:` + long + `>`, KindProtectedComment},
+		{"fail/element-only", `<x:bb xmlns:x="urn:x">text</x:bb>`, KindElementOnly},
+		{"ok/other-space", `<y:a xmlns:y="urn:y"><!-- c --></y:a>`, 0},
+		{"ok/same-length", `<x:c xmlns:x="urn:x"><!-- c -->text</x:c>`, 0},
+		{"ok/longer-than-63", `<x:` + long + `m xmlns:x="urn:x"><!-- c --></x:` + long + `m>`, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var d Document
+			if got := kindOf(s.Scan([]byte(tc.doc), &d)); got != tc.kind {
+				t.Errorf("kind %v, want %v", got, tc.kind)
+			}
+		})
+	}
+}

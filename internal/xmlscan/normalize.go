@@ -2,6 +2,7 @@ package xmlscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"unicode/utf8"
 )
 
@@ -123,13 +124,34 @@ func checkRefs(s []byte, base int) *Error {
 // 4 TAB/LF/CR (changed by normalization).
 var attrSpecial = [256]uint8{'<': 1, '&': 2, '\t': 4, '\n': 4, '\r': 4}
 
-// attrClass ORs the attrSpecial classes of the bytes of v.
+// attrClass ORs the attrSpecial classes of the bytes of v. Eight bytes at
+// a time are first tested for any that can have a class (mayBeSpecial):
+// most attribute values are namespace and algorithm URIs, ids and numbers,
+// with none, and the byte loop was a tenth of the gate's time (issue 14).
 func attrClass(v []byte) uint8 {
 	var acc uint8
-	for _, c := range v {
+	i := 0
+	for ; i+8 <= len(v); i += 8 {
+		if mayBeSpecial(binary.LittleEndian.Uint64(v[i:])) {
+			for _, c := range v[i : i+8] {
+				acc |= attrSpecial[c]
+			}
+		}
+	}
+	for _, c := range v[i:] {
 		acc |= attrSpecial[c]
 	}
 	return acc
+}
+
+// mayBeSpecial reports whether one of the eight bytes of w is below 0x20
+// (TAB, LF, CR: the gate refuses the other control characters), '<' or
+// '&'. (x - 0x0101...*n) &^ x & 0x8080... is non-zero iff a byte of x is
+// below n, for n <= 0x80; x ^ c*0x0101... has a zero byte where x has c.
+func mayBeSpecial(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	lt, amp := w^(ones*'<'), w^(ones*'&')
+	return ((w-ones*0x20)&^w|(lt-ones)&^lt|(amp-ones)&^amp)&highs != 0
 }
 
 // NormalizeAttrValue returns the normalized value of a raw attribute value

@@ -1,6 +1,7 @@
 package xmlscan
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -111,5 +112,31 @@ func TestParseRefBoundaries(t *testing.T) {
 	for _, s := range []string{"&", "&#", "&#x", "&#1", "&lt", "&LT;", "&quotx;", "&#-1;", "&# 1;", "&#x 1;"} {
 		_, _, k := parseRef([]byte(s))
 		assert.Equal(t, KindBadReference, k, s)
+	}
+}
+
+// TestAttrClassWords: the eight-bytes-at-a-time attrClass gives what the
+// byte loop gives, for every byte value at every position of values of
+// every length up to three words, beside every other byte value.
+func TestAttrClassWords(t *testing.T) {
+	slow := func(v []byte) uint8 {
+		var acc uint8
+		for _, c := range v {
+			acc |= attrSpecial[c]
+		}
+		return acc
+	}
+	for n := 1; n <= 24; n++ {
+		for pos := 0; pos < n; pos++ {
+			for c := 0; c < 256; c++ {
+				for _, fill := range []byte{'a', 0x7f, 0x80, 0xff, '\t', '&'} {
+					v := bytes.Repeat([]byte{fill}, n)
+					v[pos] = byte(c)
+					if got, want := attrClass(v), slow(v); got != want {
+						t.Fatalf("attrClass(%q) = %d, want %d", v, got, want)
+					}
+				}
+			}
+		}
 	}
 }

@@ -83,7 +83,7 @@ func (s *Scanner) replace(old *Document, i int, data []byte, e int, d *Document)
 	before := secCounts(old.Elements[:i])
 	before.store(d)
 
-	st := state{lim: &s.lim, prot: s.prot, only: s.only, d: d, data: data, cur: parent, nsDecls: o.NS.Start}
+	st := state{lim: &s.lim, prot: s.prot, only: s.only, skip: s.skip, d: d, data: data, cur: parent, nsDecls: o.NS.Start}
 	chain := s.enter(&st, old, parent)
 	prevEnd, text := textBefore(old, parent, i, miscLo)
 	sc := &d.scratch

@@ -12,7 +12,15 @@ type Scanner struct {
 	lim  Limits
 	prot []Name
 	only []Name
+	// skip has bit nameLenBit(n) set when no name of prot or only has a
+	// local part of n bytes: open looks those lists up for the other
+	// elements only (issue 14: once per element of every message).
+	skip uint64
 }
+
+// nameLenBit is the bit of Scanner.skip for a local name of n bytes; all
+// lengths from 63 on share the last bit.
+func nameLenBit(n int) uint64 { return 1 << min(n, 63) }
 
 // NewScanner returns a Scanner for c. Zero limits take their defaults.
 func NewScanner(c Config) (*Scanner, error) {
@@ -29,7 +37,11 @@ func NewScanner(c Config) (*Scanner, error) {
 			return nil, errors.New("xmlscan: ElementOnly entry with an empty local name")
 		}
 	}
-	return &Scanner{lim: c.Limits.withDefaults(), prot: slices.Clone(c.NoCommentsIn), only: slices.Clone(c.ElementOnly)}, nil
+	s := &Scanner{lim: c.Limits.withDefaults(), prot: slices.Clone(c.NoCommentsIn), only: slices.Clone(c.ElementOnly), skip: ^uint64(0)}
+	for _, n := range append(slices.Clone(s.prot), s.only...) {
+		s.skip &^= nameLenBit(len(n.Local))
+	}
+	return s, nil
 }
 
 // Limits returns the effective limits (defaults filled in).
@@ -46,7 +58,7 @@ func Scan(data []byte, d *Document) error { return defaultScanner.Scan(data, d) 
 func (s *Scanner) Scan(data []byte, d *Document) error {
 	d.Reset()
 	d.Data = data
-	st := state{lim: &s.lim, prot: s.prot, only: s.only, d: d, data: data, cur: -1}
+	st := state{lim: &s.lim, prot: s.prot, only: s.only, skip: s.skip, d: d, data: data, cur: -1}
 	if err := st.run(); err != nil {
 		return err
 	}
@@ -58,6 +70,7 @@ type state struct {
 	lim  *Limits
 	prot []Name
 	only []Name
+	skip uint64 // Scanner.skip; zero (never skip) is always correct
 	d    *Document
 	data []byte
 

@@ -29,6 +29,7 @@ func (st *state) startTag(p int) (int, *Error) {
 		return p, err
 	}
 	idx := len(d.Elements)
+	st.growElements(p)
 	d.Elements = append(d.Elements, Element{
 		Start: p, StartEnd: end, Depth: depth, Parent: st.cur,
 		Prefix: prefix, Local: local,
@@ -147,6 +148,7 @@ func (st *state) attribute(p, attrLo, nsLo int) (int, *Error) {
 	if class != 0 {
 		f |= AttrNorm
 	}
+	st.growAttrs(nameStart)
 	d.Attrs = append(d.Attrs, Attr{
 		Name: name, Prefix: prefix, Local: local, Value: val, Quote: quote, Flags: f,
 	})
@@ -246,7 +248,8 @@ func (st *state) count(e *Element, class nsClass, p int) *Error {
 func (st *state) open(idx int, class nsClass, empty bool) {
 	d := st.d
 	e := &d.Elements[idx]
-	if isListed(st.prot, e) {
+	listed := st.skip&nameLenBit(len(e.Local)) == 0
+	if listed && isListed(st.prot, e) {
 		e.Flags |= FlagProtected
 	}
 	if empty {
@@ -258,7 +261,7 @@ func (st *state) open(idx int, class nsClass, empty bool) {
 		}
 		return
 	}
-	only := isListed(st.only, e)
+	only := listed && isListed(st.only, e)
 	d.scratch.frames = append(d.scratch.frames, frame{class: class, elemOnly: only})
 	if e.Flags&FlagProtected != 0 {
 		st.protected++
