@@ -596,7 +596,9 @@ func (fb *fastBody) shapeAt(q int, parent *fastOpen) *tagShape {
 		if binary.LittleEndian.Uint64(fb.data[q+1:])&s.qm != s.qw {
 			return nil
 		}
-	} else if !eqAt(fb.data, q+1, int(s.qs), int(s.qn)) {
+	} else if q+1+int(s.qn) > fb.end || !eqAt(fb.data, q+1, int(s.qs), int(s.qn)) {
+		// A long name's compare reads past the content no further: a
+		// tag cut short at the end of the message ended it.
 		return nil
 	}
 	return s

@@ -7,11 +7,11 @@
 // byte ('"' '&' '<', bytes below 0x20, bytes from 0x80). Each byte is
 // classified by two table lookups (VPSHUFB), one by its low nibble and one
 // by its high nibble, ANDed: a class bit survives when both nibbles allow
-// it. The classes (stopClassLo, stopClassHi, checked against stopClass by
+// it. The classes (the tables scanLo and scanHi; TestScanBlocks checks them against stopClass):
 // TestScanBlocks):
 //   0x01 control but tab and LF   0x02 tab, LF   0x04 0x10-0x1f, from 0x80
 //   0x08 '&'   0x10 '"'   0x20 '<'   0x40 '>'
-// stopText is 0x6d of them, stopAttr 0x3f.
+// stopText is the classes 0x6d, stopAttr 0x3f.
 DATA scanLo<>+0(SB)/8, $0x050d050505150505
 DATA scanLo<>+8(SB)/8, $0x0545052505060605
 GLOBL scanLo<>(SB), RODATA|NOPTR, $16

@@ -177,10 +177,10 @@ type sibProg struct {
 // sibSeg is the fixed bytes data[fs:fs+fn] of the record, then a variable
 // part of kind (evAttr, evText) or none (evTag: the last segment).
 type sibSeg struct {
-	w0, w1, m0, m1 uint64 // the first 16 fixed bytes as words, masks
-	fs, fn         int32
-	kind           uint8
-	ev             int32 // the variable part's event in evs
+	w, m   [4]uint64 // the first 32 fixed bytes as words, and masks of them
+	fs, fn int32
+	kind   uint8
+	ev     int32 // the variable part's event in evs
 }
 
 // sibTag is an unsorted start tag of the record: its attributes are the
@@ -219,15 +219,9 @@ func (s *sibRec) compile(data []byte) {
 
 func fixedSeg(data []byte, s, e int, kind uint8, ev int32) sibSeg {
 	g := sibSeg{fs: int32(s), fn: int32(e - s), kind: kind, ev: ev}
-	n := e - s
-	for k := 0; k < min(n, 16); k++ {
-		if k < 8 {
-			g.w0 |= uint64(data[s+k]) << (8 * k)
-			g.m0 |= 0xff << (8 * k)
-		} else {
-			g.w1 |= uint64(data[s+k]) << (8 * (k - 8))
-			g.m1 |= 0xff << (8 * (k - 8))
-		}
+	for k := range min(e-s, 32) {
+		g.w[k/8] |= uint64(data[s+k]) << (8 * (k % 8))
+		g.m[k/8] |= 0xff << (8 * (k % 8))
 	}
 	return g
 }
@@ -264,14 +258,15 @@ func (fb *fastBody) replay(q int) int {
 		text := 0
 		for i := range segs {
 			g := &segs[i]
-			// The fixed bytes: the first 16 against the words, the
-			// rest against the record.
+			// The fixed bytes: the first 32 against the words (16 in
+			// most segments), the rest against the record.
 			fn := int(g.fn)
-			if cur+16 <= len(data) {
-				if (binary.LittleEndian.Uint64(data[cur:])^g.w0)&g.m0|(binary.LittleEndian.Uint64(data[cur+8:])^g.w1)&g.m1 != 0 {
-					return done
+			if cur+32 <= len(data) {
+				x := (binary.LittleEndian.Uint64(data[cur:])^g.w[0])&g.m[0] | (binary.LittleEndian.Uint64(data[cur+8:])^g.w[1])&g.m[1]
+				if fn > 16 {
+					x |= (binary.LittleEndian.Uint64(data[cur+16:])^g.w[2])&g.m[2] | (binary.LittleEndian.Uint64(data[cur+24:])^g.w[3])&g.m[3]
 				}
-				if fn > 16 && (cur+fn > len(data) || !sameAt(data, cur+16, int(g.fs)+16, fn-16)) {
+				if x != 0 || fn > 32 && (cur+fn > len(data) || !sameAt(data, cur+32, int(g.fs)+32, fn-32)) {
 					return done
 				}
 			} else if cur+fn > len(data) || !sameAt(data, cur, int(g.fs), fn) {
@@ -288,10 +283,19 @@ func (fb *fastBody) replay(q int) int {
 			if g.kind == evAttr {
 				which = scanWin
 			}
-			var ce int
-			if k := uint(cur - lo); k < uint(wlen) && win[which+int(k>>6&(scanWin-1))]>>(k&63) != 0 {
-				ce = cur + bits.TrailingZeros64(win[which+int(k>>6&(scanWin-1))]>>(k&63))
-			} else {
+			// Its block's mask, else the next block's (a part
+			// crossing a block edge), else next.
+			ce := -1
+			if k := uint(cur - lo); k < uint(wlen) {
+				if m := win[which+int(k>>6&(scanWin-1))] >> (k & 63); m != 0 {
+					ce = cur + bits.TrailingZeros64(m)
+				} else if k2 := k | 63 + 1; k2 < uint(wlen) {
+					if m := win[which+int(k2>>6&(scanWin-1))]; m != 0 {
+						ce = lo + int(k2) + bits.TrailingZeros64(m)
+					}
+				}
+			}
+			if ce < 0 {
 				ce = fb.next(cur, which)
 				lo, wlen, win = fb.lo, fb.wlen, fb.win
 			}
@@ -353,18 +357,41 @@ func (fb *fastBody) reorder(t *sibTag, parts []sibSpan) {
 	out := fb.out
 	o := len(out)
 	need := te + 1 - fb.mark // the output is as long as the input
-	if cap(out)-o < need {
-		out = append(out, make([]byte, need)...)[:o]
+	if cap(out)-o < need+8 {
+		out = append(out, make([]byte, need+8)...)[:o]
 	}
-	out = out[:o+need]
-	o += copy(out[o:], data[fb.mark:a0])
-	for k := range n {
-		x := int(t.perm[k]) & (simpleAttrs - 1)
-		p := parts[first+x]
-		o += copy(out[o:], data[int(p.s)-int(t.back[x]):p.e+1])
+	buf := out[:cap(out)]
+	if te+8 > len(data) {
+		// Too close to the end of data for the word copies.
+		o += copy(buf[o:], data[fb.mark:a0])
+		for k := range n {
+			x := int(t.perm[k]) & (simpleAttrs - 1)
+			p := parts[first+x]
+			o += copy(buf[o:], data[int(p.s)-int(t.back[x]):p.e+1])
+		}
+	} else {
+		o = put(buf, o, data, fb.mark, a0)
+		for k := range n {
+			x := int(t.perm[k]) & (simpleAttrs - 1)
+			p := parts[first+x]
+			o = put(buf, o, data, int(p.s)-int(t.back[x]), int(p.e)+1)
+		}
 	}
-	out[o] = '>'
-	fb.out, fb.mark = out, te+1
+	buf[o] = '>'
+	fb.out, fb.mark = buf[:o+1], te+1
+}
+
+// put copies src[s:e] to dst[o:] and returns o+e-s: short pieces (most)
+// a word at a time, writing up to 7 bytes past them in dst and reading up
+// to 7 past them in src (the callers leave room).
+func put(dst []byte, o int, src []byte, s, e int) int {
+	if e-s > 64 {
+		return o + copy(dst[o:], src[s:e])
+	}
+	for ; s < e; s, o = s+8, o+8 {
+		binary.LittleEndian.PutUint64(dst[o:], binary.LittleEndian.Uint64(src[s:]))
+	}
+	return o - (s - e)
 }
 
 // recReplayed adds the parts of a replayed subtree to the recording
