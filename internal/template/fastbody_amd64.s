@@ -7,8 +7,8 @@
 // byte ('"' '&' '<', bytes below 0x20, bytes from 0x80). Each byte is
 // classified by two table lookups (VPSHUFB), one by its low nibble and one
 // by its high nibble, ANDed: a class bit survives when both nibbles allow
-// it. The classes (the tables scanLo and scanHi; TestScanBlocks checks them against stopClass):
-// TestScanBlocks):
+// it. The classes (tables scanLo and scanHi; TestScanBlocks checks the
+// result against stopClass on every byte):
 //   0x01 control but tab and LF   0x02 tab, LF   0x04 0x10-0x1f, from 0x80
 //   0x08 '&'   0x10 '"'   0x20 '<'   0x40 '>'
 // stopText is the classes 0x6d, stopAttr 0x3f.
