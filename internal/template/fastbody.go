@@ -679,7 +679,7 @@ func (fb *fastBody) simpleDone(q, ne, p int, at *[simpleAttrs][3]int32, n int, s
 	}
 	if empty {
 		fb.out = append(append(append(fb.out, "</"...), data[q+1:ne]...), '>')
-	} else if e, ok := fb.peek(p, 0); ok && data[e] == '<' && e-p <= lim.MaxTextLen {
+	} else if e, ok := fb.peek(p, 0); ok && e < fb.end && data[e] == '<' && e-p <= lim.MaxTextLen {
 		// A leaf: text that is canonical as it is (no stop before the
 		// '<'), then its end tag, written "</name>" (most elements of a
 		// payload). Nothing to write or to open: the text is within

@@ -75,7 +75,7 @@ func fastReplayBase() []string {
 		open + `<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L ></r:I>` + close,
 		open + `<r:I b="1" a="2"><r:L x="1"><r:V/></r:L><r:L x="2"><r:V/></r:L></r:I>` + close,
 		// Near the limits of tightScanner: elements, text, values.
-		leaves(6, ""), leaves(7, ""), leaves(1, `<r:I b="1" a="2">1234567</r:I>`), leaves(1, `<r:I b="1" a="2">123456</r:I>`),
+		leaves(6, ""), leaves(7, ""), leaves(3, ""), leaves(4, ""), leaves(5, ""), open + item + item + close, open + item + item + item + close, leaves(1, `<r:I b="1" a="2">1234567</r:I>`), leaves(1, `<r:I b="1" a="2">123456</r:I>`),
 		leaves(1, `<r:I b="`+strings.Repeat("v", 41)+`" a="2">t</r:I>`), leaves(1, `<r:I b="`+strings.Repeat("v", 42)+`" a="2">t</r:I>`),
 		open + `<r:I b="1" a="2"><r:N>123</r:N><r:N>456</r:N></r:I><r:I b="1" a="2"><r:N>123</r:N><r:N>4567</r:N></r:I>` + close,
 		open + `<r:I b="1" a="2">12<r:N>3</r:N>456</r:I><r:I b="1" a="2">12<r:N>3</r:N>4567</r:I>` + close,
@@ -92,6 +92,10 @@ func fastReplayBase() []string {
 	// did, and panicked, when nothing followed the Body).
 	long := "r:" + strings.Repeat("n", 60)
 	s = append(s, `<r:O xmlns:r="urn:r"><`+long+`>t</`+long+`><r:nnn`, `<r:O xmlns:r="urn:r"><`+long+`>t</`+long+`><`+long[:40])
+	// A replayed sibling whose last fixed bytes would match the Body's
+	// end tag after the content: it ends past the content.
+	s = append(s, `<soap:Envelope><soap:Body><soap:x>t</soap:x></soap:Body><soap:Body><soap:x>u</soap:x>`,
+		`<soap:O><soap:Body>t</soap:Body><soap:Body>t`)
 	return s
 }
 
