@@ -370,7 +370,10 @@ func (fb *fastBody) reorder(t *sibTag, parts []sibSpan) {
 			o += copy(buf[o:], data[int(p.s)-int(t.back[x]):p.e+1])
 		}
 	} else {
-		o = put(buf, o, data, fb.mark, a0)
+		// The input up to the end of the tag in one copy, then the
+		// attributes over it in their order: the output is as long.
+		copy(buf[o:], data[fb.mark:te])
+		o += a0 - fb.mark
 		for k := range n {
 			x := int(t.perm[k]) & (simpleAttrs - 1)
 			p := parts[first+x]
