@@ -596,7 +596,9 @@ func (fb *fastBody) shapeAt(q int, parent *fastOpen) *tagShape {
 		if binary.LittleEndian.Uint64(fb.data[q+1:])&s.qm != s.qw {
 			return nil
 		}
-	} else if !eqAt(fb.data, q+1, int(s.qs), int(s.qn)) {
+	} else if q+1+int(s.qn) > fb.end || !eqAt(fb.data, q+1, int(s.qs), int(s.qn)) {
+		// A long name's compare reads past the content no further: a
+		// tag cut short at the end of the message ended it.
 		return nil
 	}
 	return s
@@ -677,7 +679,7 @@ func (fb *fastBody) simpleDone(q, ne, p int, at *[simpleAttrs][3]int32, n int, s
 	}
 	if empty {
 		fb.out = append(append(append(fb.out, "</"...), data[q+1:ne]...), '>')
-	} else if e, ok := fb.peek(p, 0); ok && data[e] == '<' && e-p <= lim.MaxTextLen {
+	} else if e, ok := fb.peek(p, 0); ok && e < fb.end && data[e] == '<' && e-p <= lim.MaxTextLen {
 		// A leaf: text that is canonical as it is (no stop before the
 		// '<'), then its end tag, written "</name>" (most elements of a
 		// payload). Nothing to write or to open: the text is within

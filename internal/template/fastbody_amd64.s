@@ -4,53 +4,55 @@
 //
 // For each 64-byte block: t gets a bit per stopText byte ('<' '&' '>',
 // bytes below 0x20 but tab and LF, bytes from 0x80), a a bit per stopAttr
-// byte ('"' '&' '<', bytes below 0x20, bytes from 0x80). "Below 0x20 or
-// from 0x80" is one signed compare: 0x20 > c as signed bytes.
+// byte ('"' '&' '<', bytes below 0x20, bytes from 0x80). Each byte is
+// classified by two table lookups (VPSHUFB), one by its low nibble and one
+// by its high nibble, ANDed: a class bit survives when both nibbles allow
+// it. The classes (tables scanLo and scanHi; TestScanBlocks checks the
+// result against stopClass on every byte):
+//   0x01 control but tab and LF   0x02 tab, LF   0x04 0x10-0x1f, from 0x80
+//   0x08 '&'   0x10 '"'   0x20 '<'   0x40 '>'
+// stopText is the classes 0x6d, stopAttr 0x3f.
+DATA scanLo<>+0(SB)/8, $0x050d050505150505
+DATA scanLo<>+8(SB)/8, $0x0545052505060605
+GLOBL scanLo<>(SB), RODATA|NOPTR, $16
+DATA scanHi<>+0(SB)/8, $0x0000000060180403
+DATA scanHi<>+8(SB)/8, $0x0404040404040404
+GLOBL scanHi<>(SB), RODATA|NOPTR, $16
+
 TEXT ·scanBlocksAVX2(SB), NOSPLIT, $0-32
 	MOVQ src+0(FP), SI
 	MOVQ blocks+8(FP), CX
 	MOVQ t+16(FP), DI
 	MOVQ a+24(FP), DX
-	MOVQ $0x3c, AX
-	MOVQ AX, X8
-	VPBROADCASTB X8, Y8  // '<'
-	MOVQ $0x3e, AX
-	MOVQ AX, X9
-	VPBROADCASTB X9, Y9  // '>'
-	MOVQ $0x26, AX
+	VBROADCASTI128 scanLo<>(SB), Y8
+	VBROADCASTI128 scanHi<>(SB), Y9
+	MOVQ $0x0f, AX
 	MOVQ AX, X10
-	VPBROADCASTB X10, Y10 // '&'
-	MOVQ $0x22, AX
+	VPBROADCASTB X10, Y10 // nibble mask
+	MOVQ $0x6d, AX
 	MOVQ AX, X11
-	VPBROADCASTB X11, Y11 // '"'
-	MOVQ $0x20, AX
+	VPBROADCASTB X11, Y11 // stopText classes
+	MOVQ $0x3f, AX
 	MOVQ AX, X12
-	VPBROADCASTB X12, Y12 // 0x20
-	MOVQ $0x09, AX
-	MOVQ AX, X13
-	VPBROADCASTB X13, Y13 // tab
-	MOVQ $0x0a, AX
-	MOVQ AX, X14
-	VPBROADCASTB X14, Y14 // LF
+	VPBROADCASTB X12, Y12 // stopAttr classes
+	VPXOR Y13, Y13, Y13
 
+// HALF sets the masks of 32 bytes inverted: a bit per byte that is not a
+// stop.
 #define HALF(off, tmask, amask) \
 	VMOVDQU off(SI), Y0 \
-	VPCMPEQB Y0, Y8, Y1 \
-	VPCMPEQB Y0, Y10, Y2 \
-	VPOR Y1, Y2, Y1 \
-	VPCMPEQB Y0, Y11, Y2 \
-	VPOR Y1, Y2, Y3 \
-	VPCMPGTB Y0, Y12, Y4 \
-	VPOR Y3, Y4, Y3 \
-	VPCMPEQB Y0, Y13, Y5 \
-	VPCMPEQB Y0, Y14, Y6 \
-	VPOR Y5, Y6, Y5 \
-	VPANDN Y4, Y5, Y4 \
-	VPCMPEQB Y0, Y9, Y6 \
-	VPOR Y1, Y6, Y1 \
-	VPOR Y1, Y4, Y1 \
+	VPSRLW $4, Y0, Y1 \
+	VPAND Y10, Y0, Y0 \
+	VPAND Y10, Y1, Y1 \
+	VPSHUFB Y0, Y8, Y0 \
+	VPSHUFB Y1, Y9, Y1 \
+	VPAND Y0, Y1, Y0 \
+	VPAND Y11, Y0, Y1 \
+	VPAND Y12, Y0, Y2 \
+	VPCMPEQB Y13, Y1, Y1 \
+	VPCMPEQB Y13, Y2, Y2 \
 	VPMOVMSKB Y1, tmask \
-	VPMOVMSKB Y3, amask
+	VPMOVMSKB Y2, amask
 
 loop:
 	TESTQ CX, CX
@@ -59,8 +61,10 @@ loop:
 	HALF(32, R8, R9)
 	SHLQ $32, R8
 	ORQ  R8, AX
+	NOTQ AX
 	SHLQ $32, R9
 	ORQ  R9, BX
+	NOTQ BX
 	MOVQ AX, (DI)
 	MOVQ BX, (DX)
 	ADDQ $64, SI

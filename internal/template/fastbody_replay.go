@@ -1,6 +1,9 @@
 package template
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // Sibling replay (issue 14): a payload's lists repeat one subtree with
 // other values (<Item sku=".." qty=".."><Note>..</Note></Item> a
@@ -22,6 +25,12 @@ import "encoding/binary"
 // checked here (value and text lengths, the latter for all the subtree's
 // text together, which is stricter than per element); the element count
 // is added. Anything else falls back to the walk.
+//
+// The cost of a replayed sibling is meant to be close to a compare
+// (issue 14): the record is compiled once (sibProg) into its fixed
+// segments held as words, the siblings that follow one another are
+// taken in one loop, and a reordered start tag is the input copied once
+// with its attributes written over it.
 
 const (
 	evAttr = iota // an attribute value: data[s:e], e the closing quote
@@ -50,6 +59,7 @@ type sibRec struct {
 	start, end int32
 	elems      int32
 	evs        []sibEvent
+	prog       sibProg // compiled at the first replay
 }
 
 // recorder is the subtree being recorded (one at a time, the outermost);
@@ -64,8 +74,7 @@ type recorder struct {
 	evs   []sibEvent
 	marks []recMark // by depth: the last simple start tag while recording
 	sibs  []sibRec  // by depth
-	delta []int32   // replay: per event, the offset of the new subtree's part from the recorded one's
-	ends  []int32   // replay: per event, where the new part ends
+	parts []sibSpan // replay: the new subtree's variable parts
 
 	replayed int // subtrees replayed (tests)
 }
@@ -78,7 +87,7 @@ type recMark struct {
 func (r *recorder) reset() {
 	r.on, r.replayed = false, 0
 	for i := range r.sibs {
-		r.sibs[i].kind = 0
+		r.sibs[i].kind, r.sibs[i].prog.ok = 0, false
 	}
 }
 
@@ -134,6 +143,7 @@ func (fb *fastBody) recEnd(end int) {
 		r.on = false
 		s.kind, s.start, s.end, s.elems = fb.open[d-1].kind, int32(r.start), int32(end), r.elems
 		s.evs, r.evs = r.evs, s.evs[:0]
+		s.prog.ok = false
 		return
 	}
 	// An element inside the recorded one (a nested list's item): its
@@ -143,6 +153,7 @@ func (fb *fastBody) recEnd(end int) {
 		m := r.marks[d]
 		s.kind, s.start, s.end, s.elems = fb.open[d-1].kind, m.pos, int32(end), r.elems-m.elems
 		s.evs = append(s.evs[:0], r.evs[m.ev:]...)
+		s.prog.ok = false
 	}
 }
 
@@ -160,9 +171,74 @@ func sameAt(data []byte, i, j, n int) bool {
 	return eqAt(data, i, j, n)
 }
 
+// sibProg is a record compiled for replay: the fixed bytes between its
+// variable parts, the first 32 of each held as words so that a sibling's
+// are compared in two loads (four past 16 bytes, the rest against the
+// record past 32), and the start tags to reorder.
+type sibProg struct {
+	ok   bool
+	segs []sibSeg // one per variable part, then the fixed bytes after the last
+	tags []sibTag
+}
+
+// sibSeg is the fixed bytes data[fs:fs+fn] of the record, then a variable
+// part of kind (evAttr, evText) or none (evTag: the last segment).
+type sibSeg struct {
+	w, m   [4]uint64 // the first 32 fixed bytes as words, and masks of them
+	fs, fn int32
+	kind   uint8
+	ev     int32 // the variable part's event in evs
+}
+
+// sibTag is an unsorted start tag of the record: its attributes are the
+// variable parts first..first+n-1, written in perm's order; back[k] is
+// how far attribute k's value starts after the space before its name.
+type sibTag struct {
+	first, n uint8
+	perm     [simpleAttrs]uint8
+	back     [simpleAttrs]int32
+}
+
+// compile builds s.prog from s.evs and the recorded bytes.
+func (s *sibRec) compile(data []byte) {
+	p := &s.prog
+	p.segs, p.tags = p.segs[:0], p.tags[:0]
+	pos := int(s.start)
+	parts := 0
+	for i := range s.evs {
+		e := &s.evs[i]
+		if e.kind == evTag {
+			t := sibTag{first: uint8(parts - int(e.n)), n: e.n, perm: e.perm}
+			for k := range int(e.n) {
+				a := &s.evs[i-int(e.n)+k]
+				t.back[k] = a.s - a.as + 1
+			}
+			p.tags = append(p.tags, t)
+			continue
+		}
+		p.segs = append(p.segs, fixedSeg(data, pos, int(e.s), e.kind, int32(i)))
+		pos = int(e.e)
+		parts++
+	}
+	p.segs = append(p.segs, fixedSeg(data, pos, int(s.end), evTag, -1))
+	p.ok = true
+}
+
+// fixedSeg is the segment of the fixed bytes data[s:e], then a part of
+// kind whose event is ev.
+func fixedSeg(data []byte, s, e int, kind uint8, ev int32) sibSeg {
+	g := sibSeg{fs: int32(s), fn: int32(e - s), kind: kind, ev: ev}
+	for k := range min(e-s, 32) {
+		g.w[k/8] |= uint64(data[s+k]) << (8 * (k % 8))
+		g.m[k/8] |= 0xff << (8 * (k % 8))
+	}
+	return g
+}
+
 // replay takes the start tag at q and its whole subtree when it repeats
-// the one recorded at its depth; it returns the end of the subtree, or 0
-// (nothing done: the walk goes on tag by tag).
+// the one recorded at its depth, and the siblings right after it that
+// repeat it too; it returns the end of the last, or 0 (nothing done: the
+// walk goes on tag by tag).
 func (fb *fastBody) replay(q int) int {
 	r := &fb.rec
 	d := len(fb.open)
@@ -174,92 +250,179 @@ func (fb *fastBody) replay(q int) int {
 		return 0
 	}
 	data, end, lim := fb.data, fb.end, fb.lim
-	if fb.elems+int(s.elems) > lim.MaxElements {
-		return 0
+	if !s.prog.ok {
+		s.compile(data)
 	}
-	if cap(r.delta) < len(s.evs) {
-		r.delta, r.ends = make([]int32, len(s.evs)), make([]int32, len(s.evs))
+	segs := s.prog.segs
+	nv := len(segs) - 1
+	if cap(r.parts) < nv {
+		r.parts = make([]sibSpan, nv)
 	}
-	delta, ends := r.delta[:len(s.evs)], r.ends[:len(s.evs)]
-	dl := q - int(s.start) // the new subtree's offset from the recorded one's
-	pos := int(s.start)    // recorded bytes before pos are matched
-	text := 0
-	for i := range s.evs {
-		e := &s.evs[i]
-		if e.kind == evTag {
-			continue
-		}
-		// The fixed bytes up to the part.
-		vs := int(e.s)
-		if vs+dl > end || !sameAt(data, pos+dl, pos, vs-pos) {
-			return 0
-		}
-		cs := vs + dl
-		which := 0
-		if e.kind == evAttr {
-			which = scanWin
-		}
-		ce, ok := fb.peek(cs, which)
-		if !ok {
-			ce = fb.next(cs, which)
-		}
-		if ce >= end {
-			return 0
-		}
-		if e.kind == evAttr {
-			if data[ce] != '"' || ce-cs > lim.MaxAttrValueLen {
-				return 0
-			}
-		} else {
-			if data[ce] != '<' {
-				return 0
-			}
-			text += ce - cs
-		}
-		delta[i], ends[i] = int32(dl), int32(ce)
-		pos, dl = int(e.e), ce-int(e.e)
-	}
-	if n := int(s.end) - pos; pos+dl+n > end || !sameAt(data, pos+dl, pos, n) || text > lim.MaxTextLen {
-		return 0
-	}
-	// Accepted: the input as it is but the unsorted start tags.
-	fb.elems += int(s.elems)
-	r.replayed++
-	if r.on {
-		// The recording around it takes its parts.
-		if len(r.evs)+len(s.evs) > maxSibEvents {
-			r.on = false
-		} else {
-			r.elems += s.elems
-			for i := range s.evs {
-				e := s.evs[i]
-				if e.kind != evTag {
-					e.s, e.e, e.as = e.s+delta[i], ends[i], e.as+delta[i]
+	parts := r.parts[:nv]
+	done := 0 // the end of the last subtree taken
+	// The stop masks' window, held here: next moves it.
+	lo, wlen, win := fb.lo, fb.wlen, fb.win
+	for fb.elems+int(s.elems) <= lim.MaxElements {
+		cur := q // the new subtree's bytes before cur are matched
+		text := 0
+		for i := range segs {
+			g := &segs[i]
+			// The fixed bytes: the first 32 against the words (16 in
+			// most segments), the rest against the record.
+			fn := int(g.fn)
+			if cur+32 <= len(data) {
+				x := (binary.LittleEndian.Uint64(data[cur:])^g.w[0])&g.m[0] | (binary.LittleEndian.Uint64(data[cur+8:])^g.w[1])&g.m[1]
+				if fn > 16 {
+					x |= (binary.LittleEndian.Uint64(data[cur+16:])^g.w[2])&g.m[2] | (binary.LittleEndian.Uint64(data[cur+24:])^g.w[3])&g.m[3]
 				}
-				r.evs = append(r.evs, e)
+				if x != 0 || fn > 32 && (cur+fn > len(data) || !sameAt(data, cur+32, int(g.fs)+32, fn-32)) {
+					return done
+				}
+			} else if cur+fn > len(data) || !sameAt(data, cur, int(g.fs), fn) {
+				return done
 			}
+			cur += fn
+			if g.kind == evTag {
+				break
+			}
+			// The variable part runs to the first stop byte, which the
+			// next fixed bytes must begin at ('"' or '<'): no stop
+			// inside it, so it is canonical as it is.
+			which := 0
+			if g.kind == evAttr {
+				which = scanWin
+			}
+			// Its block's mask, else the next block's (a part
+			// crossing a block edge), else next.
+			ce := -1
+			if k := uint(cur - lo); k < uint(wlen) {
+				if m := win[which+int(k>>6&(scanWin-1))] >> (k & 63); m != 0 {
+					ce = cur + bits.TrailingZeros64(m)
+				} else if k2 := k | 63 + 1; k2 < uint(wlen) {
+					if m := win[which+int(k2>>6&(scanWin-1))]; m != 0 {
+						ce = lo + int(k2) + bits.TrailingZeros64(m)
+					}
+				}
+			}
+			if ce < 0 {
+				ce = fb.next(cur, which)
+				lo, wlen, win = fb.lo, fb.wlen, fb.win
+			}
+			if ce >= end {
+				return done
+			}
+			if g.kind == evAttr {
+				if ce-cur > lim.MaxAttrValueLen {
+					return done
+				}
+			} else {
+				text += ce - cur
+			}
+			parts[i] = sibSpan{int32(cur), int32(ce)}
+			cur = ce
 		}
-	}
-	for i := range s.evs {
-		e := &s.evs[i]
-		if e.kind != evTag {
-			continue
+		if cur > end || text > lim.MaxTextLen {
+			return done
 		}
-		n := int(e.n)
-		first := i - n
-		// Up to the name as it is (it ends at the first attribute's
-		// space), then each attribute with the space before it.
-		a0 := &s.evs[first]
-		fb.sync(int(a0.as) - 1 + int(delta[first]))
-		out := fb.out
-		for k := range n {
-			j := first + int(e.perm[k])
-			a := &s.evs[j]
-			out = append(out, data[int(a.as)-1+int(delta[j]):ends[j]+1]...)
+		// Accepted: the input as it is but the unsorted start tags.
+		fb.elems += int(s.elems)
+		r.replayed++
+		if r.on {
+			fb.recReplayed(s, parts)
 		}
-		fb.out = append(out, '>')
-		fb.mark = int(ends[i-1]) + 2
+		for t := range s.prog.tags {
+			fb.reorder(&s.prog.tags[t], parts)
+		}
 		fb.flush()
+		done, q = cur, cur
+		if q+1 >= end || data[q] != '<' {
+			return done
+		}
 	}
-	return int(s.end) + dl
+	return done
+}
+
+// sibSpan is a variable part of a replayed subtree: data[s:e].
+type sibSpan struct{ s, e int32 }
+
+// reorder writes the start tag t of a replayed subtree: up to its name
+// as it is (the name ends at the first attribute's space), then each
+// attribute with the space before it in canonical order, then '>'.
+func (fb *fastBody) reorder(t *sibTag, parts []sibSpan) {
+	data := fb.data
+	first, n := int(t.first), int(t.n)
+	if first+n > len(parts) {
+		return // never: compile made them so
+	}
+	a0 := int(parts[first].s) - int(t.back[0])
+	te := int(parts[first+n-1].e) + 1 // the '>'
+	if fb.h == nil {
+		fb.mark = te + 1 // check only
+		return
+	}
+	if a0-fb.mark >= fastFlush {
+		fb.syncLong(a0)
+	}
+	out := fb.out
+	o := len(out)
+	need := te + 1 - fb.mark // the output is as long as the input
+	if cap(out)-o < need+8 {
+		out = append(out, make([]byte, need+8)...)[:o]
+	}
+	buf := out[:cap(out)]
+	if te+8 > len(data) {
+		// Too close to the end of data for the word copies.
+		o += copy(buf[o:], data[fb.mark:a0])
+		for k := range n {
+			x := int(t.perm[k]) & (simpleAttrs - 1)
+			p := parts[first+x]
+			o += copy(buf[o:], data[int(p.s)-int(t.back[x]):p.e+1])
+		}
+	} else {
+		// The input up to the end of the tag in one copy, then the
+		// attributes over it in their order: the output is as long.
+		copy(buf[o:], data[fb.mark:te])
+		o += a0 - fb.mark
+		for k := range n {
+			x := int(t.perm[k]) & (simpleAttrs - 1)
+			p := parts[first+x]
+			o = put(buf, o, data, int(p.s)-int(t.back[x]), int(p.e)+1)
+		}
+	}
+	buf[o] = '>'
+	fb.out, fb.mark = buf[:o+1], te+1
+}
+
+// put copies src[s:e] to dst[o:] and returns o+e-s: short pieces (most)
+// a word at a time, writing up to 7 bytes past them in dst and reading up
+// to 7 past them in src (the callers leave room).
+func put(dst []byte, o int, src []byte, s, e int) int {
+	if e-s > 64 {
+		return o + copy(dst[o:], src[s:e])
+	}
+	for ; s < e; s, o = s+8, o+8 {
+		binary.LittleEndian.PutUint64(dst[o:], binary.LittleEndian.Uint64(src[s:]))
+	}
+	return o - (s - e)
+}
+
+// recReplayed adds the parts of a replayed subtree to the recording
+// around it.
+func (fb *fastBody) recReplayed(s *sibRec, parts []sibSpan) {
+	r := &fb.rec
+	if len(r.evs)+len(s.evs) > maxSibEvents {
+		r.on = false
+		return
+	}
+	r.elems += s.elems
+	j := 0
+	for i := range s.evs {
+		e := s.evs[i]
+		if e.kind != evTag {
+			e.as += parts[j].s - e.s
+			e.s, e.e = parts[j].s, parts[j].e
+			j++
+		}
+		r.evs = append(r.evs, e)
+	}
 }

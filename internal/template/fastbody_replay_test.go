@@ -1,17 +1,24 @@
 package template
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
-// fastReplaySeeds attack sibling replay (fastbody_replay.go): a list whose
+// fastReplaySeeds are fastReplayBase and a list of replayItem with each
+// byte of an item changed in turn (fastReplayEdits).
+func fastReplaySeeds() []string {
+	return append(fastReplayBase(), fastReplayEdits("X")...)
+}
+
+// fastReplayBase attack sibling replay (fastbody_replay.go): a list whose
 // first item is recorded and whose second replays it, then a third item
 // that differs from the record in one place the replay must notice (or
 // must not mind).
-func fastReplaySeeds() []string {
+func fastReplayBase() []string {
 	const (
 		open  = `<r:O xmlns:r="urn:r">`
 		close = `</r:O>`
@@ -68,7 +75,7 @@ func fastReplaySeeds() []string {
 		open + `<r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L ></r:I>` + close,
 		open + `<r:I b="1" a="2"><r:L x="1"><r:V/></r:L><r:L x="2"><r:V/></r:L></r:I>` + close,
 		// Near the limits of tightScanner: elements, text, values.
-		leaves(6, ""), leaves(7, ""), leaves(1, `<r:I b="1" a="2">1234567</r:I>`), leaves(1, `<r:I b="1" a="2">123456</r:I>`),
+		leaves(6, ""), leaves(7, ""), leaves(3, ""), leaves(4, ""), leaves(5, ""), open + item + item + close, open + item + item + item + close, leaves(1, `<r:I b="1" a="2">1234567</r:I>`), leaves(1, `<r:I b="1" a="2">123456</r:I>`),
 		leaves(1, `<r:I b="`+strings.Repeat("v", 41)+`" a="2">t</r:I>`), leaves(1, `<r:I b="`+strings.Repeat("v", 42)+`" a="2">t</r:I>`),
 		open + `<r:I b="1" a="2"><r:N>123</r:N><r:N>456</r:N></r:I><r:I b="1" a="2"><r:N>123</r:N><r:N>4567</r:N></r:I>` + close,
 		open + `<r:I b="1" a="2">12<r:N>3</r:N>456</r:I><r:I b="1" a="2">12<r:N>3</r:N>4567</r:I>` + close,
@@ -80,7 +87,63 @@ func fastReplaySeeds() []string {
 		open + strings.Repeat(`<r:I b="1" a="2"><r:N xmlns:q="urn:q">t</r:N></r:I>`, 2) + close,
 		open + strings.Repeat(`<r:I b="1" a="2">x>y<r:N>t</r:N></r:I>`, 3) + close, open + `<r:I b="1" a="2">x>y<r:N>t</r:N></r:I><r:I b="1" a="2">xzy<r:N>t</r:N></r:I>` + close,
 	}
+	// A remembered long name, then a start tag cut short at the end of
+	// the content: its compare must not read past the message (it once
+	// did, and panicked, when nothing followed the Body).
+	long := "r:" + strings.Repeat("n", 60)
+	s = append(s, `<r:O xmlns:r="urn:r"><`+long+`>t</`+long+`><r:nnn`, `<r:O xmlns:r="urn:r"><`+long+`>t</`+long+`><`+long[:40])
+	// A replayed sibling whose last fixed bytes would match the Body's
+	// end tag after the content: it ends past the content.
+	s = append(s, `<soap:Envelope><soap:Body><soap:x>t</soap:x></soap:Body><soap:Body><soap:x>u</soap:x>`,
+		`<soap:O><soap:Body>t</soap:Body><soap:Body>t`)
 	return s
+}
+
+// replayItem has fixed segments of every length class the compiled
+// replay compares differently (up to 16 bytes, 17 to 32, more than 32 and
+// so partly against the record), three attributes to reorder, and a
+// leaf whose text is empty in the record.
+const replayItem = `<r:I c="3" b="1" a="2"><r:Nnnnnnnnnnnnnnnnn>t</r:Nnnnnnnnnnnnnnnnn><r:Qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq>u</r:Qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq><r:E></r:E></r:I>`
+
+// fastReplayEdits are lists of replayItem whose third item differs from
+// the recorded first in one byte, at each position in turn, that byte
+// replaced by each of with.
+func fastReplayEdits(with string) []string {
+	var s []string
+	for k := range len(replayItem) {
+		for _, c := range []byte(with) {
+			if replayItem[k] == c {
+				continue
+			}
+			b := []byte(replayItem)
+			b[k] = c
+			s = append(s, `<r:O xmlns:r="urn:r">`+replayItem+replayItem+string(b)+replayItem+`</r:O>`)
+		}
+	}
+	return s
+}
+
+// fastReplayEdges put a replayed list's values and texts across the scan's
+// 64-byte blocks at every offset (pad shifts the list), some longer than
+// two blocks, and a list longer than a scan window (4 KiB).
+func fastReplayEdges() []string {
+	var s []string
+	for pad := range 64 {
+		var b strings.Builder
+		b.WriteString(strings.Repeat("p", pad) + `<r:O xmlns:r="urn:r">`)
+		for i, n := range []int{1, 60, 63, 64, 65, 130, 0, 7} {
+			fmt.Fprintf(&b, `<r:I b="%s" a="%d">%s</r:I>`, strings.Repeat("v", n), i, strings.Repeat("t", (n*3+pad)%140))
+		}
+		b.WriteString(`</r:O>`)
+		s = append(s, b.String())
+	}
+	var b strings.Builder
+	b.WriteString(`<r:O xmlns:r="urn:r">`)
+	for i := range 200 {
+		fmt.Fprintf(&b, `<r:I b="%d" a="x"><r:N>text %d</r:N></r:I>`, i*7919%1000, i)
+	}
+	b.WriteString(`<r:I b="1" a="x"><r:N>text&lt;</r:N></r:I></r:O>`)
+	return append(s, b.String())
 }
 
 // TestFastBodyReplay: the replay seeds give the gate's verdict and c14n's
@@ -101,8 +164,14 @@ func TestFastBodyReplay(t *testing.T) {
 		}
 		fastVersusGate(t, tight, body, nil)
 	}
-	if handled < len(fastReplaySeeds()) {
+	if handled < len(fastReplayBase()) {
 		t.Fatalf("only %d replay cases handled", handled)
+	}
+	// Each byte of a replayed sibling changed to a stop byte of either
+	// mask, white space, another name byte, a quote of the other kind.
+	for _, body := range append(fastReplayEdits("\"<&> \t'x>/=:"), fastReplayEdges()...) {
+		fastVersusGate(t, sc, body, nil)
+		fastVersusGate(t, tight, body, nil)
 	}
 	for _, c := range []struct {
 		body string
@@ -120,6 +189,13 @@ func TestFastBodyReplay(t *testing.T) {
 		// inside the outer one and replayed.
 		{`<r:O xmlns:r="urn:r"><r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="3">v</r:L><r:L x="4">w</r:L><r:L x="5">z</r:L></r:I></r:O>`, 4},
 		{`<r:O xmlns:r="urn:r"><r:I b="1" a="2"><r:L x="1"><r:V>t</r:V></r:L><r:L x="2"><r:V>u</r:V></r:L></r:I><r:I b="1" a="2"><r:L x="3"><r:V>v</r:V></r:L></r:I><r:I b="1" a="2"><r:L x="3"><r:V>v</r:V></r:L></r:I></r:O>`, 3},
+		// Long fixed segments, three attributes reordered; a third item
+		// whose attribute name differs is walked (and recorded), one whose
+		// value differs replayed.
+		{`<r:O xmlns:r="urn:r">` + strings.Repeat(replayItem, 4) + `</r:O>`, 3},
+		{fastReplayEdits("X")[5], 1}, {fastReplayEdits("X")[8], 3},
+		// Across blocks and windows.
+		{fastReplayEdges()[17], 7}, {fastReplayEdges()[64], 199},
 	} {
 		if got := replays(t, sc, c.body); got != c.want {
 			t.Errorf("%q: %d replays, want %d", c.body, got, c.want)
