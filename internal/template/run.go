@@ -293,26 +293,41 @@ func (r *run) canon(dst []byte, ps []piece) []byte {
 var needsText = [256]bool{'&': true, '>': true, '\r': true}
 var needsAttr = [256]bool{'&': true, '"': true, '\t': true, '\n': true, '\r': true}
 
+// plainClass reports whether a value of class c, which the match checked
+// (check), is its own canonical form. Ids, references and dateTimes admit
+// no byte C14N rewrites, and base64 only '\r' (ids and references are
+// ASCII NCName characters, idChars): a SignedInfo's slots are these, and
+// a byte loop over each cost a 4 KiB hit 0.3 µs (issue 14).
+func plainClass(c class, v []byte) bool {
+	var tbl *[256]bool
+	switch c {
+	case classID, classRef, classDateTime:
+		return true
+	case classBase64:
+		return bytes.IndexByte(v, '\r') < 0
+	case classText:
+		tbl = &needsText
+	default:
+		tbl = &needsAttr
+	}
+	for _, b := range v {
+		if tbl[b] {
+			return false
+		}
+	}
+	return true
+}
+
 // slotCanon is slot k as C14N 1.0 §2.3 writes it: the raw bytes when
 // nothing needs normalizing or escaping (most values), else normalized and
 // escaped into r.norm. It does not copy on the fast path.
 func (r *run) slotCanon(k int) []byte {
 	v := r.val(k)
-	textual := r.t.slots[k].class.textual()
-	tbl := &needsAttr
-	if textual {
-		tbl = &needsText
-	}
-	plain := true
-	for _, c := range v {
-		if tbl[c] {
-			plain = false
-			break
-		}
-	}
-	if plain {
+	c := r.t.slots[k].class
+	if plainClass(c, v) {
 		return v
 	}
+	textual := c.textual()
 	var n []byte
 	var err error
 	if textual {
