@@ -1,5 +1,11 @@
 #include "textflag.h"
 
+DATA nibbleMask<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nibbleMask<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nibbleMask<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA nibbleMask<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
+GLOBL nibbleMask<>(SB), RODATA|NOPTR, $32
+
 // func noneAVX2(p *byte, n int, l *nibbleLUT) bool
 //
 // n >= 32. Each 32-byte block: its low and high nibbles index l.lo and
@@ -11,9 +17,7 @@ TEXT ·noneAVX2(SB), NOSPLIT, $0-25
 	MOVQ l+16(FP), DX
 	VMOVDQU 0(DX), Y13   // lo
 	VMOVDQU 32(DX), Y14  // hi
-	MOVQ $0x0f, AX
-	MOVQ AX, X15
-	VPBROADCASTB X15, Y15
+	VMOVDQU nibbleMask<>(SB), Y15 // from memory: no SSE instruction between VEX ones
 	VPXOR Y12, Y12, Y12  // zero
 	VPXOR Y11, Y11, Y11  // refused bytes, accumulated
 	LEAQ -32(SI)(CX*1), DI
