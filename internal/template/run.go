@@ -3,6 +3,7 @@ package template
 import (
 	"bytes"
 	"crypto/sha256"
+	"crypto/sha512"
 	"crypto/subtle"
 	"hash"
 	"strconv"
@@ -40,6 +41,7 @@ type run struct {
 	// the SignedInfo digest.
 	blk  *hitBlock
 	sum  [sha256.Size]byte
+	dsum [sha512.Size]byte // a Reference's digest
 	dv   []byte
 	h    hash.Hash
 	hAlg string
@@ -375,7 +377,16 @@ func (r *run) signature(st *sigStep, n int) error {
 		value = value[:len(value):len(value)]
 	}
 	// Through r.sum: &sig.SignedInfoDigest would move sig to the heap.
-	r.sum = sha256.Sum256(r.buf)
+	if st.siMid != nil {
+		h, n, err := r.resume(crypto.AlgDigestSHA256, st.siMid)
+		if err != nil {
+			return wss.Wrap(wss.ReasonAlgorithm, err, "SignedInfo digest")
+		}
+		h.Write(r.buf[n:])
+		h.Sum(r.sum[:0])
+	} else {
+		r.sum = sha256.Sum256(r.buf)
+	}
 	sig.SignedInfoDigest = r.sum
 	if err := crypto.VerifySignatureSHA256(st.method, id.Certificate.PublicKey, r.buf, &r.sum, value); err != nil {
 		return wss.Wrap(wss.ReasonSignature, err, "SignatureValue")
@@ -481,10 +492,19 @@ func (r *run) reference(rs *refStep) error {
 	// One digest of the whole canonical form: a Write per piece costs more
 	// than the copy (a hundred pieces, most of them short).
 	r.part = r.canon(r.part[:0], rs.canon)
-	var sum [64]byte
-	got, err := crypto.SumDigest(rs.digest, r.part, &sum)
-	if err != nil {
-		return wss.Wrap(wss.ReasonAlgorithm, err, "DigestMethod")
+	var got []byte
+	if rs.mid != nil {
+		h, n, err := r.resume(rs.digest, rs.mid)
+		if err != nil {
+			return wss.Wrap(wss.ReasonAlgorithm, err, "DigestMethod")
+		}
+		h.Write(r.part[n:])
+		got = h.Sum(r.dsum[:0])
+	} else {
+		var err error
+		if got, err = crypto.SumDigest(rs.digest, r.part, &r.dsum); err != nil {
+			return wss.Wrap(wss.ReasonAlgorithm, err, "DigestMethod")
+		}
 	}
 	if subtle.ConstantTimeCompare(got, want) != 1 {
 		return wss.Failf(wss.ReasonDigest, "digest does not match")

@@ -133,6 +133,7 @@ type utStep struct {
 type sigStep struct {
 	method, c14n string
 	signedInfo   []piece
+	siMid        *midstate // SHA-256 after signedInfo's first literal blocks
 	value        int // SignatureValue slot
 	keyRef       string
 	bst          int // slot of the BinarySecurityToken holding the key, -1
@@ -151,6 +152,7 @@ type sigStep struct {
 type refStep struct {
 	digest string
 	canon  []piece
+	mid    *midstate // digest's state after canon's first literal blocks
 	value  int // DigestValue slot
 	target anchor
 	// xop: canon holds xop:Include slots, each standing for its part's
