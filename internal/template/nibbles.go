@@ -65,14 +65,3 @@ func nibblesOf(not *[256]byte) *nibbleLUT {
 	copy(l.hi[16:], l.hi[:16])
 	return l
 }
-
-// noneNibbles is the vector check in Go: what the assembly computes, for
-// the tests and for architectures without it.
-func noneNibbles(v []byte, l *nibbleLUT) bool {
-	for _, b := range v {
-		if l.lo[b&15]&l.hi[b>>4] == 0 {
-			return false
-		}
-	}
-	return true
-}

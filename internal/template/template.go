@@ -134,7 +134,7 @@ type sigStep struct {
 	method, c14n string
 	signedInfo   []piece
 	siMid        *midstate // SHA-256 after signedInfo's first literal blocks
-	value        int // SignatureValue slot
+	value        int       // SignatureValue slot
 	keyRef       string
 	bst          int // slot of the BinarySecurityToken holding the key, -1
 	// bstPart is the index in Template.xop of the xop:Include of a
@@ -153,7 +153,7 @@ type refStep struct {
 	digest string
 	canon  []piece
 	mid    *midstate // digest's state after canon's first literal blocks
-	value  int // DigestValue slot
+	value  int       // DigestValue slot
 	target anchor
 	// xop: canon holds xop:Include slots, each standing for its part's
 	// base64 (the XOP infoset, XOP 1.0 §3.2), streamed into the digest.
