@@ -73,12 +73,12 @@ func check(c class, v []byte, lim *xmlscan.Limits, limit uint8) bool {
 	case classRef:
 		return len(v) > 1 && len(v) <= 257 && v[0] == '#' && idChars(v[1:])
 	case classBase64:
-		return none(v, &notBase64)
+		return none(v, notBase64)
 	case classCID, classSwA:
 		// A cid: URL (wss.CIDFromURL resolves it when the template runs)
 		// in printable ASCII without references or white space: its raw
 		// bytes are its normalized value, as the DOM engine reads it.
-		return len(v) > 4 && (v[0]|0x20) == 'c' && (v[1]|0x20) == 'i' && (v[2]|0x20) == 'd' && v[3] == ':' && none(v, &notCID)
+		return len(v) > 4 && (v[0]|0x20) == 'c' && (v[1]|0x20) == 'i' && (v[2]|0x20) == 'd' && v[3] == ':' && none(v, notCID)
 	case classDateTime:
 		if len(v) > 40 {
 			return false
@@ -93,12 +93,22 @@ func check(c class, v []byte, lim *xmlscan.Limits, limit uint8) bool {
 	return false
 }
 
-// none reports whether no byte of v is marked in the table. It has no
-// branch per byte: slots are checked on every match, and a certificate is
-// a kilobyte of base64. Eight bytes a round into four accumulators: the
-// loads are independent, which halves a 4 KiB hit's BST check (issue 14,
-// 1.2 µs → 0.6 µs per 1.3 KB of base64).
-func none(v []byte, table *[256]byte) bool {
+// none reports whether no byte of v is in the set. Slots are checked on
+// every match, and a certificate is a kilobyte of base64: values of 32
+// bytes and more take the vector check (nibbles.go), shorter ones the
+// table.
+func none(v []byte, s *byteSet) bool {
+	if len(v) >= 32 && s.wide != nil && wideNone {
+		return noneWide(v, s.wide)
+	}
+	return noneTable(v, &s.not)
+}
+
+// noneTable is none by table lookups, without a branch per byte. Eight
+// bytes a round into four accumulators: the loads are independent, which
+// halves a 4 KiB hit's BST check (issue 14, 1.2 µs → 0.6 µs per 1.3 KB of
+// base64).
+func noneTable(v []byte, table *[256]byte) bool {
 	var b0, b1, b2, b3 byte
 	for len(v) >= 8 {
 		b0 |= table[v[0]] | table[v[4]]
@@ -127,32 +137,32 @@ func except(sets ...string) (t [256]byte) {
 }
 
 var (
-	notBase64 = except("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789", "+/= \t\r\n")
-	notCID    = func() (t [256]byte) {
+	notBase64 = newByteSet(except("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789", "+/= \t\r\n"))
+	notCID    = newByteSet(func() (t [256]byte) {
 		for i := range t {
 			if i <= ' ' || i >= 0x7f || i == '<' || i == '&' || i == '"' || i == '\'' {
 				t[i] = 1
 			}
 		}
 		return t
-	}()
-	notIDTail = except("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789", "_-.")
+	}())
+	notIDTail = newByteSet(except("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789", "_-."))
 	// special marks the bytes of character data that need a closer look:
 	// markup, references, "]]>", control characters and non-ASCII.
-	special = func() (t [256]byte) {
+	special = newByteSet(func() (t [256]byte) {
 		for i := range t {
 			if i < 0x20 && i != '\t' && i != '\n' && i != '\r' || i >= 0x80 || i == '<' || i == '&' || i == '>' {
 				t[i] = 1
 			}
 		}
 		return t
-	}()
+	}())
 )
 
 // idChars admits ASCII NCName characters starting with a letter or '_':
 // ids need no normalization and compare byte for byte.
 func idChars(v []byte) bool {
-	if len(v) > 0 && (v[0] >= 'a' && v[0] <= 'z' || v[0] >= 'A' && v[0] <= 'Z' || v[0] == '_') && none(v[1:], &notIDTail) {
+	if len(v) > 0 && (v[0] >= 'a' && v[0] <= 'z' || v[0] >= 'A' && v[0] <= 'Z' || v[0] == '_') && none(v[1:], notIDTail) {
 		return true
 	}
 	for i, b := range v {
@@ -169,7 +179,7 @@ func idChars(v []byte) bool {
 // reference to an XML character, no "]]>" in text, no quote in an
 // attribute value (the slot ends at the quote, so none can occur).
 func charData(v []byte, attr bool) bool {
-	if none(v, &special) {
+	if none(v, special) {
 		return true
 	}
 	for i := 0; i < len(v); {

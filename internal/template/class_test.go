@@ -12,7 +12,7 @@ func TestNone(t *testing.T) {
 			v[i] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="[i%65]
 		}
 		t.Run("ok", func(t *testing.T) {
-			if !none(v, &notBase64) {
+			if !none(v, notBase64) {
 				t.Fatalf("len %d: a clean value is refused", n)
 			}
 		})
@@ -20,7 +20,7 @@ func TestNone(t *testing.T) {
 			for _, bad := range []byte{'<', '&', 0, 0xff, '"'} {
 				w := append([]byte(nil), v...)
 				w[i] = bad
-				if none(w, &notBase64) {
+				if none(w, notBase64) {
 					t.Fatalf("fail/len %d: %q at %d is accepted", n, bad, i)
 				}
 			}

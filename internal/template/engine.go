@@ -114,7 +114,7 @@ func (e *Engine) process(data []byte, atts wss.Attachments, p *wss.Policy, now t
 	t.hits.Add(1)
 	t.lastHit.Store(start.UnixNano())
 	must := t.gbody != nil && t.checked.Load() < genericShadowHits
-	if must || rand.Float64() < e.store.opts.ShadowRate {
+	if must || e.store.opts.ShadowRate > 0 && rand.Float64() < e.store.opts.ShadowRate {
 		if serr := e.shadow(t, data, atts, p, now, res, err, must); serr != nil {
 			res, err = nil, serr
 		}
@@ -158,9 +158,14 @@ func (e *Engine) put(r *run) {
 		r.doc.Reset()
 	}
 	r.fb.data, r.fb.h = nil, nil
-	*r = run{caps: r.caps[:0], buf: r.buf[:0], norm: r.norm[:0], tmp: r.tmp[:0], part: r.part[:0], doc: r.doc, fb: r.fb,
-		cids: r.cids[:0], flipped: r.flipped[:0], bodyInc: r.bodyInc[:0], swaCIDs: r.swaCIDs[:0],
-		bodySum: r.bodySum[:0], dv: r.dv[:0], h: r.h, hAlg: r.hAlg}
+	// Field by field: a run is 1.5 KB, most of it the gate's and the
+	// fast body's scratch kept for the next hit, and assigning a whole
+	// new run copied that twice per hit (issue 14). TestPutResets holds
+	// every field not kept (keptRunFields) to zero.
+	r.t, r.top, r.data, r.p, r.res, r.blk, r.e, r.atts, r.ciphered = nil, nil, nil, nil, nil, nil, nil, nil, nil
+	r.now, r.shared, r.scanned, r.fast = time.Time{}, false, false, false
+	r.caps, r.buf, r.norm, r.tmp, r.part, r.dv, r.bodySum = r.caps[:0], r.buf[:0], r.norm[:0], r.tmp[:0], r.part[:0], r.dv[:0], r.bodySum[:0]
+	r.cids, r.flipped, r.bodyInc, r.swaCIDs = r.cids[:0], r.flipped[:0], r.bodyInc[:0], r.swaCIDs[:0]
 	e.runs.Put(r)
 }
 

@@ -217,6 +217,7 @@ type bodyAt struct {
 	fast      *fastCtx
 	ref       *refStep
 	pre, post []piece
+	preMid    *midstate // the digest state after pre's first literal blocks
 }
 
 // generic gates the message of a template with a generic Body and checks
@@ -346,11 +347,12 @@ func (r *run) fastBody() bool {
 	var h hash.Hash
 	if ba.ref != nil {
 		var err error
-		if h, err = r.digest(ba.ref.digest); err != nil {
+		var n int
+		if h, n, err = r.resume(ba.ref.digest, ba.preMid); err != nil {
 			return false
 		}
 		r.part = r.canon(r.part[:0], ba.pre)
-		h.Write(r.part)
+		h.Write(r.part[n:])
 	}
 	r.fb.only = r.e.only
 	if !r.fb.run(r.data, s.start, s.end, ba.fast, &r.e.limits, h) {

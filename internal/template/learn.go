@@ -166,6 +166,7 @@ func learnPhase(sc *xmlscan.Scanner, data []byte, res *wss.Result, p *wss.Policy
 	}
 	l.finish()
 	l.fastPath(sc.Limits()) // on the finished literals
+	l.midstates()
 	return l.t, nil
 }
 

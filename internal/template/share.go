@@ -161,5 +161,6 @@ func (t *Template) eachPieces(f func([]piece)) {
 func (t *Template) estimate(aliased int) int {
 	n := len(t.lits.c.own) + len(t.lits.x.own) + len(t.exemplarValues) + 4*len(t.ends) + 5*len(t.slots) + 512
 	t.eachPieces(func(ps []piece) { n += 8 * len(ps) })
+	n += t.midBytes()
 	return n - 8*aliased
 }

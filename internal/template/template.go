@@ -133,7 +133,8 @@ type utStep struct {
 type sigStep struct {
 	method, c14n string
 	signedInfo   []piece
-	value        int // SignatureValue slot
+	siMid        *midstate // SHA-256 after signedInfo's first literal blocks
+	value        int       // SignatureValue slot
 	keyRef       string
 	bst          int // slot of the BinarySecurityToken holding the key, -1
 	// bstPart is the index in Template.xop of the xop:Include of a
@@ -151,7 +152,8 @@ type sigStep struct {
 type refStep struct {
 	digest string
 	canon  []piece
-	value  int // DigestValue slot
+	mid    *midstate // digest's state after canon's first literal blocks
+	value  int       // DigestValue slot
 	target anchor
 	// xop: canon holds xop:Include slots, each standing for its part's
 	// base64 (the XOP infoset, XOP 1.0 §3.2), streamed into the digest.

@@ -1,6 +1,8 @@
 package wss
 
 import (
+	"bytes"
+	"encoding/base64"
 	"strings"
 	"testing"
 	"time"
@@ -147,5 +149,68 @@ func TestDecodeBase64(t *testing.T) {
 				t.Errorf("fail/%s: AppendBase64 allocated although dst had room", c.name)
 			}
 		})
+	}
+}
+
+// stdStrict is the decoder strictBase64 must equal.
+var stdStrict = base64.StdEncoding.Strict()
+
+// checkDecoder compares strictBase64 with encoding/base64's strict decoder
+// on s: the same octets, the same count, an error for the same inputs.
+func checkDecoder(t *testing.T, s []byte) {
+	t.Helper()
+	n := base64.StdEncoding.DecodedLen(len(s))
+	a, b := make([]byte, n), make([]byte, n)
+	na, errA := strictBase64.Decode(a, s)
+	nb, errB := stdStrict.Decode(b, s)
+	if (errA == nil) != (errB == nil) || (errA == nil && (na != nb || string(a[:na]) != string(b[:nb]))) {
+		t.Fatalf("%q: decoded %q (%d) %v, encoding/base64 %q (%d) %v", s, a[:max(na, 0)], na, errA, b[:max(nb, 0)], nb, errB)
+	}
+}
+
+// FuzzBase64Decoder holds the vector decoder to encoding/base64's.
+func FuzzBase64Decoder(f *testing.F) {
+	long := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte("signature value octets "), 12))
+	for _, s := range []string{long, long[:len(long)-1], long[:100] + "\n" + long[100:], long[:60] + "*" + long[61:], "QUJD", "QUJ="} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, s []byte) { checkDecoder(t, s) })
+}
+
+// TestBase64DecoderVector runs the vector decoder's edges: lengths around
+// its 45-character threshold and its 32-character blocks, every byte
+// outside the alphabet at every offset of a long value, line ends inside
+// blocks, padding with non-zero trailing bits after vector blocks.
+func TestBase64DecoderVector(t *testing.T) {
+	raw := make([]byte, 400)
+	for i := range raw {
+		raw[i] = byte(i*37 + 11)
+	}
+	for n := range 300 {
+		enc := []byte(base64.StdEncoding.EncodeToString(raw[:n]))
+		t.Run("ok", func(t *testing.T) { checkDecoder(t, enc) })
+		if len(enc) < 4 {
+			continue
+		}
+		// Non-zero bits after the padding's last character.
+		bad := append([]byte(nil), enc...)
+		if bad[len(bad)-1] == '=' {
+			k := len(bad) - 2
+			if bad[k] == '=' {
+				k--
+			}
+			bad[k] = 'B'
+			checkDecoder(t, bad)
+		}
+	}
+	enc := []byte(base64.StdEncoding.EncodeToString(raw[:258]))
+	for i := range enc {
+		for _, c := range []byte{'\n', '\r', ' ', '\t', '*', '-', '_', '=', 0, 0x80, 0xff, '.'} {
+			w := append([]byte(nil), enc...)
+			w[i] = c
+			checkDecoder(t, w)
+			w = append(append(append([]byte(nil), enc[:i]...), c), enc[i:]...)
+			checkDecoder(t, w)
+		}
 	}
 }
