@@ -134,7 +134,7 @@ func benchmark(o options) error {
 	if env.gw, env.admin, err = procs.startWssgw(o.wssgw, backend, caFile, partner, o.domShare); err != nil {
 		return err
 	}
-	env.gwPID = procs.lastPID()
+	env.gwPID = procs.wssgwPID()
 	if env.pools, err = newPools(o.keys, o.seed); err != nil {
 		return err
 	}

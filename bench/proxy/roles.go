@@ -121,8 +121,12 @@ func (p *processes) startWssgw(bin, backend, caFile, partnerCert, domShare strin
 	return strings.TrimPrefix(g.Data, "http://"), strings.TrimPrefix(g.Admin, "http://"), nil
 }
 
-// lastPID is the process id of the child started last.
+// lastPID is the process id of the role started last.
 func (p *processes) lastPID() int { return p.cmds[len(p.cmds)-1].Process.Pid }
+
+// wssgwPID is the process id of the wssgw started last (lastPID is a
+// role's: the plain proxy's once wssgw started after it).
+func (p *processes) wssgwPID() int { return p.gws[len(p.gws)-1].Cmd.Process.Pid }
 
 func (p *processes) stopAll() {
 	for _, c := range p.cmds {
