@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -103,6 +104,10 @@ func runFresh(o options, env *environment) error {
 	if err != nil {
 		return err
 	}
+	partnersBefore, _, err := scrape(env.admin, "partner", "mix")
+	if err != nil {
+		return err
+	}
 	legit := &refill{o: o, p: env.pools, what: "legitimate", draw: nextMix, src: &once{reqs: left}, rate: rate}
 	fresh := &refill{o: o, p: env.pools, what: "fresh-shape", draw: nextFresh, src: &once{}, rate: rate / freshEvery}
 	// Top up for a whole round of both phases, so that signing, which
@@ -159,7 +164,13 @@ func runFresh(o options, env *environment) error {
 	if err != nil {
 		return err
 	}
-	env.summary = append(env.summary, reportFresh(o, rounds, looks, held))
+	partnersAfter, _, err := scrape(env.admin, "partner", "mix")
+	if err != nil {
+		return err
+	}
+	partnerLooks := lookups{}
+	partnerLooks.add(partnersBefore, partnersAfter)
+	env.summary = append(env.summary, reportFresh(o, rounds, looks, partnerLooks, held))
 	return nil
 }
 
@@ -205,7 +216,7 @@ func runPhase(o options, url string, d time.Duration, legit, fresh *once, partne
 	}()
 	go func() {
 		defer wg.Done()
-		pr = newPartners(url, partners, stop)
+		pr = newPartners(strings.TrimSuffix(url, mixPath)+partnerPath, partners, stop)
 	}()
 	res, err := load(url, legit, o.conns, d, loadOptions{onOK: onOK})
 	close(stop)
@@ -221,6 +232,11 @@ const (
 	partnerEvery    = 500 * time.Millisecond
 	partnerMessages = 3
 )
+
+// partnerPath is the new partners' route: the mix's policy, hence its
+// template store and DOM share, but lookups of its own, so that the mix
+// route's hit ratio is the legitimate load's and the partners' is theirs.
+const partnerPath = "/partner"
 
 // groups hands out each new partner's messages once.
 type groups struct {
@@ -322,7 +338,7 @@ func freshPool(url string, src *once, conns int, tokens <-chan struct{}, stop <-
 // reportFresh prints the phases and the loss, and returns the summary row:
 // legitimate req/s alone in the plain proxy's column (the baseline), with
 // fresh traffic in wssgw's, and the share removed in the ratio's.
-func reportFresh(o options, rounds []map[bool]phase, looks map[bool]lookups, held float64) string {
+func reportFresh(o options, rounds []map[bool]phase, looks map[bool]lookups, partnerLooks lookups, held float64) string {
 	domShare := o.domShare
 	fmt.Printf("bench-proxy fresh-shape: wssgw only, legitimate mix from %d connections; fresh-shape pool of %d connections paced to 1 per %d legitimate; %d round(s) x %s per phase, in %d alternating slices\n",
 		o.conns, o.freshConns, freshEvery, o.rounds, o.duration, max(1, o.freshSlices))
@@ -359,7 +375,8 @@ func reportFresh(o options, rounds []map[bool]phase, looks map[bool]lookups, hel
 	// The new partners' shapes are as new to wssgw as the fresh ones:
 	// the DOM share must not shed them with the flood (issue 14).
 	pr := all[true].partner
-	fmt.Printf("new partners beside the fresh shapes (1 new shape per %s, %d messages each): accepted/refused/shed/errors %s\n", partnerEvery, partnerMessages, pr)
+	fmt.Printf("new partners beside the fresh shapes (1 new shape per %s, %d messages each): accepted/refused/shed/errors %s; their template lookups: %s\n",
+		partnerEvery, partnerMessages, pr, partnerLooks)
 	reportFreshCPU(all)
 	if domShare != "" {
 		fmt.Printf("server.memory.domShare: %s (-dom-share)\n", domShare)

@@ -98,7 +98,8 @@ func (p *processes) startRole(role, backend string) (string, error) {
 }
 
 // startWssgw runs the real binary with an unsecured route, a signed one
-// with replay off (the repeated message) and the mix route to backend, and
+// with replay off (the repeated message), the mix route and the new
+// partners' route (fresh.go; the mix's policy, so its templates) to backend, and
 // returns its data and admin addresses. It logs at info level, as in
 // production, into a discarded pipe. domShare, when set, overrides
 // server.memory.domShare through the environment, as an operator would.
@@ -106,8 +107,9 @@ func (p *processes) startWssgw(bin, backend, caFile, partnerCert, domShare strin
 	cfg := fmt.Sprintf("listen: 127.0.0.1:0\nadmin: {listen: 127.0.0.1:0, pprof: %t}\nroutes:\n"+
 		"  - {name: orders, path: /orders, backend: \"http://%s\", policy: none}\n"+
 		"  - {name: signed, path: %s, backend: \"http://%s\", policy: partner}\n"+
-		"  - {name: mix, path: %s, backend: \"http://%s\", policy: mix}\n"+signedPolicy+mixPolicy,
-		p.pprof, backend, signedPath, backend, mixPath, backend, caFile, caFile, partnerCert)
+		"  - {name: mix, path: %s, backend: \"http://%s\", policy: mix}\n"+
+		"  - {name: partner, path: %s, backend: \"http://%s\", policy: mix}\n"+signedPolicy+mixPolicy,
+		p.pprof, backend, signedPath, backend, mixPath, backend, partnerPath, backend, caFile, caFile, partnerCert)
 	var env []string
 	if domShare != "" {
 		env = append(env, "WSSGW_SERVER_MEMORY_DOMSHARE="+domShare)
