@@ -384,11 +384,13 @@ func reportFresh(o options, rounds []map[bool]phase, looks map[bool]lookups, par
 	fmt.Printf("template lookups, alone phases: %s\n", looks[false])
 	fmt.Printf("template lookups, with-fresh phases (legitimate and fresh): %s; templates held after: %.0f\n", looks[true], held)
 	// Every fresh message is a new shape, so a miss: the legitimate
-	// requests' own hit ratio is the hits over the rest.
-	freshSent := all[true].fresh.sent
-	if legit := looks[true].total() - float64(freshSent); legit > 0 {
-		fmt.Printf("legitimate hit ratio in the with-fresh phases: %.3f (hits over lookups less the %d fresh messages, each a miss)\n",
-			looks[true][metrics.LookupHit]/legit, freshSent)
+	// requests' own hit ratio is the hits over the rest. A shed one (503)
+	// or one that failed on the way was not counted as a lookup.
+	fr := all[true].fresh
+	freshLooked := fr.accepted + fr.refused
+	if legit := looks[true].total() - float64(freshLooked); legit > 0 {
+		fmt.Printf("legitimate hit ratio in the with-fresh phases: %.3f (hits over lookups less the %d fresh messages verified, each a miss)\n",
+			looks[true][metrics.LookupHit]/legit, freshLooked)
 	}
 	a, w := all[false].legit, all[true].legit
 	removed := 100 * (1 - w.rps/a.rps)
