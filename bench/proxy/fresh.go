@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/wssgw/wssgw/bench/proc"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/testtraffic"
 )
@@ -25,16 +28,48 @@ func nextFresh(g *testtraffic.Generator, i int) (testtraffic.Message, error) {
 	return g.FreshGarbage()
 }
 
-// freshResult is what the fresh-shape pool did in one phase.
+// freshResult is what the fresh-shape pool, or the new partners, did in
+// one phase: refused is a fault (a verdict on the message), shed a 503
+// (the DOM engine's share or queue was full: no verdict).
 type freshResult struct {
-	sent, accepted, refused, errors int
-	dry                             bool
+	sent, accepted, refused, shed, errors int
+	dry                                   bool
 }
 
-// phase is one measured phase of the fresh-shape scenario.
+func (f *freshResult) add(o freshResult) {
+	f.sent += o.sent
+	f.accepted += o.accepted
+	f.refused += o.refused
+	f.shed += o.shed
+	f.errors += o.errors
+	f.dry = f.dry || o.dry
+}
+
+// count records one answer.
+func (f *freshResult) count(status int, err error) {
+	f.sent++
+	switch {
+	case err != nil:
+		f.errors++
+	case status == http.StatusOK:
+		f.accepted++
+	case status == http.StatusServiceUnavailable:
+		f.shed++
+	default:
+		f.refused++
+	}
+}
+
+func (f freshResult) String() string {
+	return fmt.Sprintf("%d/%d/%d/%d", f.accepted, f.refused, f.shed, f.errors)
+}
+
+// phase is one measured phase of the fresh-shape scenario; cpu is
+// wssgw's CPU time during it.
 type phase struct {
-	legit result
-	fresh freshResult
+	legit          result
+	fresh, partner freshResult
+	cpu            time.Duration
 }
 
 // runFresh measures how much legitimate throughput fresh-shape traffic
@@ -64,6 +99,14 @@ func runFresh(o options, env *environment) error {
 			return fmt.Errorf("fresh-shape warm-up: %w", err)
 		}
 		rate = wr.rps
+	}
+	partners, err := env.pools.partners(o.rounds * (int(o.duration/partnerEvery) + max(1, o.freshSlices)))
+	if err != nil {
+		return err
+	}
+	partnersBefore, _, err := scrape(env.admin, "partner", "mix")
+	if err != nil {
+		return err
 	}
 	legit := &refill{o: o, p: env.pools, what: "legitimate", draw: nextMix, src: &once{reqs: left}, rate: rate}
 	fresh := &refill{o: o, p: env.pools, what: "fresh-shape", draw: nextFresh, src: &once{}, rate: rate / freshEvery}
@@ -97,9 +140,13 @@ func runFresh(o options, env *environment) error {
 				if err != nil {
 					return err
 				}
-				ph, err := runPhase(o, url, slice, legit.src, fresh.src, withFresh)
+				cpu0, measured := proc.CPU(env.gwPID)
+				ph, err := runPhase(o, url, slice, legit.src, fresh.src, partners, withFresh)
 				if err != nil {
 					return fmt.Errorf("fresh-shape: %w", err)
+				}
+				if cpu1, ok := proc.CPU(env.gwPID); measured && ok {
+					ph.cpu = cpu1 - cpu0
 				}
 				after, _, err := scrape(env.admin, "mix", "mix")
 				if err != nil {
@@ -117,7 +164,13 @@ func runFresh(o options, env *environment) error {
 	if err != nil {
 		return err
 	}
-	env.summary = append(env.summary, reportFresh(o, rounds, looks, held))
+	partnersAfter, _, err := scrape(env.admin, "partner", "mix")
+	if err != nil {
+		return err
+	}
+	partnerLooks := lookups{}
+	partnerLooks.add(partnersBefore, partnersAfter)
+	env.summary = append(env.summary, reportFresh(o, rounds, looks, partnerLooks, held))
 	return nil
 }
 
@@ -127,19 +180,18 @@ func mergePhases(ps []phase) phase {
 	rs := make([]result, len(ps))
 	for i, p := range ps {
 		rs[i] = p.legit
-		m.fresh.sent += p.fresh.sent
-		m.fresh.accepted += p.fresh.accepted
-		m.fresh.refused += p.fresh.refused
-		m.fresh.errors += p.fresh.errors
-		m.fresh.dry = m.fresh.dry || p.fresh.dry
+		m.fresh.add(p.fresh)
+		m.partner.add(p.partner)
+		m.cpu += p.cpu
 	}
 	m.legit = merge(rs)
 	return m
 }
 
 // runPhase is one measured phase: the legitimate load, and with withFresh
-// the paced fresh-shape pool beside it until the same deadline.
-func runPhase(o options, url string, d time.Duration, legit, fresh *once, withFresh bool) (phase, error) {
+// the paced fresh-shape pool and the new partners beside it until the same
+// deadline.
+func runPhase(o options, url string, d time.Duration, legit, fresh *once, partners *groups, withFresh bool) (phase, error) {
 	if !withFresh {
 		res, err := load(url, legit, o.conns, d, loadOptions{})
 		return phase{legit: res}, err
@@ -155,17 +207,94 @@ func runPhase(o options, url string, d time.Duration, legit, fresh *once, withFr
 		}
 	}
 	stop := make(chan struct{})
-	var fr freshResult
+	var fr, pr freshResult
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		fr = freshPool(url, fresh, o.freshConns, tokens, stop)
 	}()
+	go func() {
+		defer wg.Done()
+		pr = newPartners(strings.TrimSuffix(url, mixPath)+partnerPath, partners, stop)
+	}()
 	res, err := load(url, legit, o.conns, d, loadOptions{onOK: onOK})
 	close(stop)
 	wg.Wait()
-	return phase{legit: res, fresh: fr}, err
+	return phase{legit: res, fresh: fr, partner: pr}, err
+}
+
+// partnerEvery paces the new partners of the with-fresh phases: every
+// this often, a shape the gateway has not seen starts, and its
+// partnerMessages messages are sent one after the other (learned at the
+// second, templates.learnAfter's default; the rest should hit).
+const (
+	partnerEvery    = 500 * time.Millisecond
+	partnerMessages = 3
+)
+
+// partnerPath is the new partners' route: the mix's policy, hence its
+// template store and DOM share, but lookups of its own, so that the mix
+// route's hit ratio is the legitimate load's and the partners' is theirs.
+const partnerPath = "/partner"
+
+// groups hands out each new partner's messages once.
+type groups struct {
+	all [][]request
+	n   atomic.Int64
+}
+
+func (g *groups) next() ([]request, bool) {
+	i := g.n.Add(1) - 1
+	if i >= int64(len(g.all)) {
+		return nil, false
+	}
+	return g.all[i], true
+}
+
+// partners signs n new partners' messages (testtraffic.NewPartner).
+func (p *pools) partners(n int) (*groups, error) {
+	g := testtraffic.New(p.seed<<24|p.n.Add(1)<<8, p.kp, time.Now)
+	out := &groups{all: make([][]request, n)}
+	for i := range out.all {
+		ms, err := g.NewPartner(partnerMessages)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			out.all[i] = append(out.all[i], request{body: m.Signed, soap12: bytes.Contains(m.Plain[:min(len(m.Plain), 300)], []byte(soap12NS))})
+		}
+	}
+	return out, nil
+}
+
+// newPartners starts a new partner every partnerEvery until stop, each
+// sending its messages in turn on a connection of its own, as a partner's
+// client does, and counts the answers: every one should be accepted, a
+// 503 is a legitimate new partner shed with the fresh shapes.
+func newPartners(url string, src *groups, stop <-chan struct{}) freshResult {
+	tr := &http.Transport{DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	tick := time.NewTicker(partnerEvery)
+	defer tick.Stop()
+	var pr freshResult
+	for {
+		msgs, ok := src.next()
+		if !ok {
+			pr.dry = true
+			return pr
+		}
+		for _, rq := range msgs {
+			status, err := post(client, url, rq, false)
+			pr.count(status, err)
+		}
+		select {
+		case <-stop:
+			return pr
+		case <-tick.C:
+		}
+	}
 }
 
 // freshPool sends one fresh-shape message per token from conns
@@ -197,15 +326,7 @@ func freshPool(url string, src *once, conns int, tokens <-chan struct{}, stop <-
 				}
 				status, err := post(client, url, rq, false)
 				mu.Lock()
-				fr.sent++
-				switch {
-				case err != nil:
-					fr.errors++
-				case status == http.StatusOK:
-					fr.accepted++
-				default:
-					fr.refused++
-				}
+				fr.count(status, err)
 				mu.Unlock()
 			}
 		}()
@@ -217,7 +338,8 @@ func freshPool(url string, src *once, conns int, tokens <-chan struct{}, stop <-
 // reportFresh prints the phases and the loss, and returns the summary row:
 // legitimate req/s alone in the plain proxy's column (the baseline), with
 // fresh traffic in wssgw's, and the share removed in the ratio's.
-func reportFresh(o options, rounds []map[bool]phase, looks map[bool]lookups, held float64) string {
+func reportFresh(o options, rounds []map[bool]phase, looks map[bool]lookups, partnerLooks lookups, held float64) string {
+	domShare := o.domShare
 	fmt.Printf("bench-proxy fresh-shape: wssgw only, legitimate mix from %d connections; fresh-shape pool of %d connections paced to 1 per %d legitimate; %d round(s) x %s per phase, in %d alternating slices\n",
 		o.conns, o.freshConns, freshEvery, o.rounds, o.duration, max(1, o.freshSlices))
 	all := map[bool]phase{}
@@ -232,7 +354,7 @@ func reportFresh(o options, rounds []map[bool]phase, looks map[bool]lookups, hel
 		fmt.Printf("round %d: legitimate %.0f req/s alone, %.0f with fresh: %.1f %% removed\n",
 			r+1, ph[false].legit.rps, ph[true].legit.rps, 100*(1-ph[true].legit.rps/ph[false].legit.rps))
 	}
-	fmt.Printf("%-22s %10s %10s %10s %8s %10s %8s %s\n", "phase (all rounds)", "legit/s", "p50", "p99", "errors", "fresh/s", "share", "fresh accepted/refused/errors")
+	fmt.Printf("%-22s %10s %10s %10s %8s %10s %8s %s\n", "phase (all rounds)", "legit/s", "p50", "p99", "errors", "fresh/s", "share", "fresh accepted/refused/shed/errors")
 	for _, withFresh := range []bool{false, true} {
 		ph := all[withFresh]
 		name := "legitimate alone"
@@ -241,8 +363,8 @@ func reportFresh(o options, rounds []map[bool]phase, looks map[bool]lookups, hel
 		}
 		fr := ph.fresh
 		share := float64(fr.sent) / float64(max(1, fr.sent+ph.legit.ok))
-		fmt.Printf("%-22s %10.0f %10s %10s %8d %10.0f %7.1f%% %d/%d/%d\n", name, ph.legit.rps, round(ph.legit.p50), round(ph.legit.p99),
-			ph.legit.errors, float64(fr.sent)/ph.legit.elapsed.Seconds(), 100*share, fr.accepted, fr.refused, fr.errors)
+		fmt.Printf("%-22s %10.0f %10s %10s %8d %10.0f %7.1f%% %s\n", name, ph.legit.rps, round(ph.legit.p50), round(ph.legit.p99),
+			ph.legit.errors, float64(fr.sent)/ph.legit.elapsed.Seconds(), 100*share, fr)
 		if ph.legit.firstErr != nil {
 			fmt.Printf("first error, %s: %v\n", name, ph.legit.firstErr)
 		}
@@ -250,14 +372,25 @@ func reportFresh(o options, rounds []map[bool]phase, looks map[bool]lookups, hel
 			fmt.Printf("note: %s ran out of pre-signed messages before a deadline (it outran 1.5 × the fastest rate seen before it, or -pool-max)\n", name)
 		}
 	}
+	// The new partners' shapes are as new to wssgw as the fresh ones:
+	// the DOM share must not shed them with the flood (issue 14).
+	pr := all[true].partner
+	fmt.Printf("new partners beside the fresh shapes (1 new shape per %s, %d messages each): accepted/refused/shed/errors %s; their template lookups: %s\n",
+		partnerEvery, partnerMessages, pr, partnerLooks)
+	reportFreshCPU(all)
+	if domShare != "" {
+		fmt.Printf("server.memory.domShare: %s (-dom-share)\n", domShare)
+	}
 	fmt.Printf("template lookups, alone phases: %s\n", looks[false])
 	fmt.Printf("template lookups, with-fresh phases (legitimate and fresh): %s; templates held after: %.0f\n", looks[true], held)
 	// Every fresh message is a new shape, so a miss: the legitimate
-	// requests' own hit ratio is the hits over the rest.
-	freshSent := all[true].fresh.sent
-	if legit := looks[true].total() - float64(freshSent); legit > 0 {
-		fmt.Printf("legitimate hit ratio in the with-fresh phases: %.3f (hits over lookups less the %d fresh messages, each a miss)\n",
-			looks[true][metrics.LookupHit]/legit, freshSent)
+	// requests' own hit ratio is the hits over the rest. A shed one (503)
+	// or one that failed on the way was not counted as a lookup.
+	fr := all[true].fresh
+	freshLooked := fr.accepted + fr.refused
+	if legit := looks[true].total() - float64(freshLooked); legit > 0 {
+		fmt.Printf("legitimate hit ratio in the with-fresh phases: %.3f (hits over lookups less the %d fresh messages verified, each a miss)\n",
+			looks[true][metrics.LookupHit]/legit, freshLooked)
 	}
 	a, w := all[false].legit, all[true].legit
 	removed := 100 * (1 - w.rps/a.rps)
@@ -273,4 +406,19 @@ func reportFresh(o options, rounds []map[bool]phase, looks map[bool]lookups, hel
 	}
 	return fmt.Sprintf("| fresh-shape: wssgw, legitimate alone → with 10 %% fresh | %.0f | %.0f | **%.1f %% removed** (≤ 10 %%, %s) | %s / %s | %s / %s | %s |",
 		a.rps, w.rps, removed, verdict, round(a.p50), round(w.p50), round(a.p99), round(w.p99), hit)
+}
+
+// reportFreshCPU prints wssgw's CPU per legitimate request alone and what
+// each fresh-shape message added beside the legitimate load: the cost the
+// fresh traffic takes from the legitimate, steadier than requests/s.
+func reportFreshCPU(all map[bool]phase) {
+	a, w := all[false], all[true]
+	if a.cpu <= 0 || w.cpu <= 0 || a.legit.ok == 0 {
+		return
+	}
+	perLegit := float64(a.cpu) / float64(a.legit.ok)
+	other := w.fresh.sent + w.partner.sent
+	extra := (float64(w.cpu) - perLegit*float64(w.legit.ok)) / float64(max(1, other))
+	fmt.Printf("wssgw CPU: %.0f µs per legitimate request alone; with fresh, %.0f µs more per fresh-shape or new-partner message (%.2f × a legitimate one)\n",
+		perLegit/1e3, extra/1e3, extra/perLegit)
 }

@@ -51,6 +51,7 @@ type options struct {
 	profile     string
 	seed        uint64
 	poolMax     int
+	domShare    string
 }
 
 func main() {
@@ -61,7 +62,7 @@ func main() {
 	var o options
 	flag.StringVar(&o.wssgw, "wssgw", "bin/wssgw", "path of the wssgw binary")
 	flag.IntVar(&o.conns, "conns", 32, "concurrent keep-alive connections (the legitimate clients)")
-	flag.IntVar(&o.freshConns, "fresh-conns", 8, "connections of the fresh-shape pool (fresh-shape scenario)")
+	flag.IntVar(&o.freshConns, "fresh-conns", 64, "connections of the fresh-shape pool (fresh-shape scenario): enough to keep its pace while wssgw queues or sheds fresh shapes (server.memory.queueWait)")
 	flag.IntVar(&o.freshSlices, "fresh-slices", 5, "slices each fresh-shape phase is cut into, alternating with the other phase's")
 	flag.IntVar(&o.size, "size", 4096, "request body size in bytes (a SOAP 1.1 envelope; pass-through and signed)")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "measured time per target (or phase) and round")
@@ -72,6 +73,7 @@ func main() {
 	flag.StringVar(&o.keys, "keys", "examples/keys", "directory of the demo keys (partner.crt/.key, ca.crt) for the signed scenarios")
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the signed mix")
 	flag.IntVar(&o.poolMax, "pool-max", 100000, "most messages pre-signed for one measured round (each about 8 KiB)")
+	flag.StringVar(&o.domShare, "dom-share", "", "wssgw's server.memory.domShare (empty: its default), to compare share policies on one machine")
 	flag.Parse()
 	if err := benchmark(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-proxy:", err)
@@ -129,10 +131,10 @@ func benchmark(o options) error {
 	if err != nil {
 		return err
 	}
-	if env.gw, env.admin, err = procs.startWssgw(o.wssgw, backend, caFile, partner); err != nil {
+	if env.gw, env.admin, err = procs.startWssgw(o.wssgw, backend, caFile, partner, o.domShare); err != nil {
 		return err
 	}
-	env.gwPID = procs.lastPID()
+	env.gwPID = procs.wssgwPID()
 	if env.pools, err = newPools(o.keys, o.seed); err != nil {
 		return err
 	}

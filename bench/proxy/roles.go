@@ -98,15 +98,23 @@ func (p *processes) startRole(role, backend string) (string, error) {
 }
 
 // startWssgw runs the real binary with an unsecured route, a signed one
-// with replay off (the repeated message) and the mix route to backend, and returns its data and admin addresses. It logs at info
-// level, as in production, into a discarded pipe.
-func (p *processes) startWssgw(bin, backend, caFile, partnerCert string) (data, admin string, err error) {
+// with replay off (the repeated message), the mix route and the new
+// partners' route (fresh.go; the mix's policy, so its templates) to backend, and
+// returns its data and admin addresses. It logs at info level, as in
+// production, into a discarded pipe. domShare, when set, overrides
+// server.memory.domShare through the environment, as an operator would.
+func (p *processes) startWssgw(bin, backend, caFile, partnerCert, domShare string) (data, admin string, err error) {
 	cfg := fmt.Sprintf("listen: 127.0.0.1:0\nadmin: {listen: 127.0.0.1:0, pprof: %t}\nroutes:\n"+
 		"  - {name: orders, path: /orders, backend: \"http://%s\", policy: none}\n"+
 		"  - {name: signed, path: %s, backend: \"http://%s\", policy: partner}\n"+
-		"  - {name: mix, path: %s, backend: \"http://%s\", policy: mix}\n"+signedPolicy+mixPolicy,
-		p.pprof, backend, signedPath, backend, mixPath, backend, caFile, caFile, partnerCert)
-	g, err := proc.Start(bin, "bench-proxy-", nil, func(string) string { return cfg })
+		"  - {name: mix, path: %s, backend: \"http://%s\", policy: mix}\n"+
+		"  - {name: partner, path: %s, backend: \"http://%s\", policy: mix}\n"+signedPolicy+mixPolicy,
+		p.pprof, backend, signedPath, backend, mixPath, backend, partnerPath, backend, caFile, caFile, partnerCert)
+	var env []string
+	if domShare != "" {
+		env = append(env, "WSSGW_SERVER_MEMORY_DOMSHARE="+domShare)
+	}
+	g, err := proc.Start(bin, "bench-proxy-", env, func(string) string { return cfg })
 	if err != nil {
 		return "", "", err
 	}
@@ -115,8 +123,12 @@ func (p *processes) startWssgw(bin, backend, caFile, partnerCert string) (data, 
 	return strings.TrimPrefix(g.Data, "http://"), strings.TrimPrefix(g.Admin, "http://"), nil
 }
 
-// lastPID is the process id of the child started last.
+// lastPID is the process id of the role started last.
 func (p *processes) lastPID() int { return p.cmds[len(p.cmds)-1].Process.Pid }
+
+// wssgwPID is the process id of the wssgw started last (lastPID is a
+// role's: the plain proxy's once wssgw started after it).
+func (p *processes) wssgwPID() int { return p.gws[len(p.gws)-1].Cmd.Process.Pid }
 
 func (p *processes) stopAll() {
 	for _, c := range p.cmds {

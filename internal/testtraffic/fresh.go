@@ -22,6 +22,13 @@ import (
 // digest and signature algorithms, InclusiveNamespaces lists and
 // mustUnderstand. The extra block alone makes every message a new shape.
 func (g *Generator) Fresh() (Message, error) {
+	st, o := g.freshShape()
+	return g.sign(&st, &operations[g.opIndex()], o)
+}
+
+// freshShape draws Fresh's stack and signing options: a shape no store
+// has seen.
+func (g *Generator) freshShape() (stack, signer.Options) {
 	st := stacks[g.r.IntN(len(stacks))] // a copy, changed below
 	st.name = "fresh"
 	st.soapPfx, st.wsaPfx = g.prefix(), g.prefix()
@@ -40,7 +47,28 @@ func (g *Generator) Fresh() (Message, error) {
 	o.MustUnderstand = g.r.IntN(2) == 0
 	o.DigestAlgorithm = []string{wcrypto.AlgDigestSHA256, wcrypto.AlgDigestSHA384, wcrypto.AlgDigestSHA512}[g.r.IntN(3)]
 	o.SignatureAlgorithm = []string{wcrypto.AlgRSASHA256, wcrypto.AlgRSASHA384, wcrypto.AlgRSASHA512}[g.r.IntN(3)]
-	return g.sign(&st, &operations[g.opIndex()], o)
+	return st, o
+}
+
+// NewPartner returns n messages of one new shape, drawn as Fresh draws
+// it, each with its own payload, ids and Timestamp: a partner whose stack
+// the gateway has not seen yet and who keeps sending. Unlike Fresh's
+// one-off shapes, this one is legitimate traffic the gateway must serve
+// while fresh shapes flood it, and learn at its second sight (issue 14,
+// templates.learnAfter).
+func (g *Generator) NewPartner(n int) ([]Message, error) {
+	st, o := g.freshShape()
+	st.name = "new-partner"
+	op := &operations[g.opIndex()]
+	out := make([]Message, n)
+	for i := range out {
+		m, err := g.sign(&st, op, o)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = m
+	}
+	return out, nil
 }
 
 // FreshGarbage returns a signed-looking message a verifier must parse and
