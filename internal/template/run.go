@@ -81,8 +81,13 @@ type hitBlock struct {
 	covered [8]int
 	nCov    int
 	headers [4]wss.Part
-	value   [512]byte // SignatureValues: RSA-4096 fits
-	nValue  int
+	// value holds SignatureValues. AppendBase64 wants DecodedLen of the
+	// text: 258 bytes for RSA-2048's 344 characters, up to 264 with line
+	// breaks; a larger value (RSA-4096 did not fit the 512 bytes either)
+	// is allocated on its own. 264 rather than 512 bytes puts the block
+	// in the 1,152-byte size class instead of 1,408 (issue 14).
+	value  [264]byte
+	nValue int
 }
 
 // digest returns r's digest for alg, reset: one per run, kept in the pool.
