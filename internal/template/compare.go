@@ -65,14 +65,14 @@ func facts(r *wss.Result) resultFacts {
 		Timestamp: r.Timestamp, Username: r.Username, Token: r.Token, Decrypted: r.Decrypted, Algs: r.Algorithms,
 		Confirms: r.Confirmations, ConfirmAt: r.ConfirmationStarts, Consumed: r.Consumed}
 	for _, a := range r.Attachments {
-		if len(a.Signatures) == 0 {
-			a.Signatures = nil // as nil as the other engine's
-		}
+		a.Signatures = emptyNil(a.Signatures)
 		f.Atts = append(f.Atts, a)
 	}
-	if len(f.Consumed) == 0 {
-		f.Consumed = nil
-	}
+	// An engine may hand over an empty list where the other has none (the
+	// DOM engine sizes its algorithm uses up front): the same fact.
+	f.Headers, f.Attrs, f.Comments = emptyNil(f.Headers), emptyNil(f.Attrs), emptyNil(f.Comments)
+	f.Decrypted, f.Algs, f.Consumed = emptyNil(f.Decrypted), emptyNil(f.Algs), emptyNil(f.Consumed)
+	f.Confirms, f.ConfirmAt = emptyNil(f.Confirms), emptyNil(f.ConfirmAt)
 	for _, s := range r.Signatures {
 		sf := sigFacts{KeyRef: s.KeyReference, Method: s.Method, C14N: s.C14N, KeyBits: s.KeyBits, Covered: s.Covered, SignedInfoDigest: s.SignedInfoDigest,
 			SignatureValue: s.SignatureValue}
@@ -82,4 +82,13 @@ func facts(r *wss.Result) resultFacts {
 		f.Sigs = append(f.Sigs, sf)
 	}
 	return f
+}
+
+// emptyNil is s, or nil when s is empty: reflect.DeepEqual tells an empty
+// slice from a nil one, a verdict must not.
+func emptyNil[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }
