@@ -45,8 +45,17 @@ func (c *tokenCache) token(vt string, b64 []byte) ([]*x509.Certificate, bool) {
 	return certs, ok
 }
 
+// tokenCacheMaxText bounds the token text an entry keeps: a certificate
+// or a short PKIPath is a few KiB of base64; a larger token is parsed each
+// time rather than held, so the cache holds at most tokenCacheMax × this
+// whatever tokens senders make up.
+const tokenCacheMaxText = 16 << 10
+
 // putToken records what token returns for vt and b64.
 func (c *tokenCache) putToken(vt string, b64 []byte, certs []*x509.Certificate) {
+	if len(b64) > tokenCacheMaxText {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.tokens == nil || len(c.tokens) >= tokenCacheMax {

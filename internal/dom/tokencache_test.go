@@ -1,6 +1,7 @@
 package dom
 
 import (
+	"bytes"
 	"crypto/x509"
 	"encoding/base64"
 	"fmt"
@@ -80,5 +81,24 @@ func TestTokenCache(t *testing.T) {
 				assert.True(t, tc.want.Cert.Equal(c))
 			})
 		}
+	}
+}
+
+// TestTokenCacheBoundsText: a token text over tokenCacheMaxText is not
+// kept, so the cache's memory does not follow what senders put in tokens.
+func TestTokenCacheBoundsText(t *testing.T) {
+	var c tokenCache
+	for _, tc := range []struct {
+		name string
+		n    int
+		kept bool
+	}{{"ok/kept-at-bound", tokenCacheMaxText, true}, {"fail/over-bound-not-kept", tokenCacheMaxText + 1, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := bytes.Repeat([]byte("A"), tc.n)
+			c.putToken("vt", text, nil)
+			if _, ok := c.token("vt", text); ok != tc.kept {
+				t.Fatalf("kept = %v, want %v", ok, tc.kept)
+			}
+		})
 	}
 }
