@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/wssgw/wssgw/internal/testmime"
 	"github.com/wssgw/wssgw/internal/wss"
 )
 
@@ -44,4 +45,46 @@ func TestSwAEncryptedBenchPackages(t *testing.T) {
 		_, err = floorOnce(bs.keys, &bad.benchMsg, nil)
 		require.Error(t, err)
 	})
+}
+
+// lyingSize is an attachment whose Size is not its content's length.
+type lyingSize struct {
+	*testmime.Part
+	size int64
+}
+
+func (p lyingSize) Size() int64 { return p.size }
+
+// TestReadBounded: readBounded sizes its buffer by Size but reads the part
+// whole whatever Size says, and the engine's limit holds on what was read.
+func TestReadBounded(t *testing.T) {
+	data := randomBytes(3000)
+	tests := []struct {
+		name   string
+		size   int64
+		limit  int64
+		reason wss.Reason
+	}{
+		{name: "ok/exact", size: 3000, limit: 4096},
+		{name: "ok/size-short", size: 10, limit: 4096},
+		{name: "ok/size-long", size: 4000, limit: 4096},
+		{name: "ok/size-negative", size: -1, limit: 4096},
+		{name: "ok/at-limit", size: 3000, limit: 3000},
+		{name: "fail/over-limit", size: 3000, limit: 2999, reason: wss.ReasonStructure},
+		{name: "fail/size-short-over-limit", size: 10, limit: 2999, reason: wss.ReasonStructure},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEngine(t)
+			e.bufferLimit = tc.limit
+			m := &message{engine: e}
+			got, err := m.readBounded(lyingSize{testmime.NewPart("p", "application/octet-stream", data), tc.size})
+			if tc.reason != 0 {
+				require.Equal(t, tc.reason, reasonOf(err), "%v", err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, data, got)
+		})
+	}
 }
