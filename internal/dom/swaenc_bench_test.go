@@ -47,7 +47,8 @@ import (
 // The packages are WSS4J's (interop/wss4j: sign --profile sign-bst --swa
 // content|complete --swa-encrypt content|complete, WSS4J's order: the
 // attachment signed, then encrypted) with one random binary attachment
-// and the 4 KiB bench Body, or, without java and mvn, made by hand in the
+// and the Body of BenchmarkDOMvsFloor's 4 KiB messages (benchEnvelope(300)),
+// or, without java and mvn, made by hand in the
 // same shape (swaEncHandMade). Like BenchmarkDOMvsFloor, every iteration
 // runs the DOM engine and the floor once each, timed by thread CPU time.
 
