@@ -80,7 +80,7 @@ func (p *Package) add(sp *StreamPart) error {
 		return fmt.Errorf("%w: an attachment has no Content-ID", ErrMalformed)
 	}
 	var err error
-	if part.mem, part.path, part.size, err = p.spool.store(sp); err != nil {
+	if part.mem, part.path, part.size, err = p.spool.store(sp, -1); err != nil {
 		return err
 	}
 	p.Attachments = append(p.Attachments, part)
@@ -118,7 +118,11 @@ func (p *Package) Replace(cid string, header textproto.MIMEHeader, r io.Reader) 
 			return err
 		}
 	}
-	mem, path, size, err := p.spool.store(&limitedReader{r: r, left: p.lim.MaxPartSize, cid: cid})
+	size := int64(-1)
+	if l, ok := r.(interface{ Len() int }); ok { // a bytes.Reader: the decrypted plaintext
+		size = min(int64(l.Len()), p.lim.MaxPartSize+1)
+	}
+	mem, path, size, err := p.spool.store(&limitedReader{r: r, left: p.lim.MaxPartSize, cid: cid}, size)
 	if err != nil {
 		return err
 	}
