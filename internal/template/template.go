@@ -143,8 +143,9 @@ type sigStep struct {
 	bstPart  int
 	token    anchor
 	hasToken bool
-	leaf     *x509.Certificate // the looked-up signer, when bst < 0
-	trust    *trust.Store      // the store the lookup was made in
+	leaf     *x509.Certificate         // the looked-up signer, when bst < 0
+	cert     atomic.Pointer[tokenCert] // the token bst held last (Engine.tokenCertificate)
+	trust    *trust.Store              // the store the lookup was made in
 	refs     []refStep
 	swaRefs  int // how many of refs are SwA References (xop.go)
 }
