@@ -329,20 +329,16 @@ func (c *certCache) get(b64 []byte) *tokenCert {
 }
 
 // tokenCertificate is the certificate of st's BinarySecurityToken text
-// b64. The entry st used last is tried first, compared byte for byte: a
-// template is one partner's shape, so its token is nearly always the same
-// certificate, and a kilobyte compare costs a fraction of hashing that
-// kilobyte into the map under its lock (issue 14, 4 KiB hit).
-func (e *Engine) tokenCertificate(st *sigStep, b64 []byte) (*x509.Certificate, error) {
+// b64. The one st last verified as trusted (run.signer) is tried first,
+// compared byte for byte: a template is one partner's shape, so its token
+// is nearly always the same certificate, and a kilobyte compare costs a
+// fraction of hashing that kilobyte into the map under its lock (issue
+// 14, 4 KiB hit). The trust store still verifies it on every message.
+func (e *Engine) tokenCertificate(st *sigStep, b64 []byte) (*tokenCert, error) {
 	if c := st.cert.Load(); c != nil && c.key == string(b64) {
-		return c.cert, nil
+		return c, nil
 	}
-	c, err := e.certificate(b64)
-	if err != nil {
-		return nil, err
-	}
-	st.cert.Store(c)
-	return c.cert, nil
+	return e.certificate(b64)
 }
 
 func (e *Engine) certificate(b64 []byte) (*tokenCert, error) {

@@ -470,10 +470,14 @@ func (r *run) signer(st *sigStep) (*trust.Identity, error) {
 		return nil, wss.Failf(wss.ReasonUntrusted, "policy trusts no signer")
 	}
 	leaf := st.leaf
+	var tc *tokenCert // the token's certificate, to remember once trusted
 	if st.bst >= 0 || st.bstPart >= 0 {
 		var err error
 		if st.bst >= 0 {
-			leaf, err = r.e.tokenCertificate(st, r.val(st.bst))
+			tc, err = r.e.tokenCertificate(st, r.val(st.bst))
+			if tc != nil {
+				leaf = tc.cert
+			}
 		} else {
 			leaf, err = r.tokenCertificate(st.bstPart)
 		}
@@ -488,6 +492,11 @@ func (r *run) signer(st *sigStep) (*trust.Identity, error) {
 	id, err := ts.Verify(leaf, nil, r.now, trust.PurposeSigning)
 	if err != nil {
 		return nil, wss.Wrap(wss.ReasonUntrusted, err, "signer %s", trust.Reason(err))
+	}
+	if tc != nil && st.cert.Load() != tc {
+		// Only a trusted certificate is remembered: a stranger's token
+		// does not displace the partner's.
+		st.cert.Store(tc)
 	}
 	return id, nil
 }

@@ -144,7 +144,7 @@ type sigStep struct {
 	token    anchor
 	hasToken bool
 	leaf     *x509.Certificate         // the looked-up signer, when bst < 0
-	cert     atomic.Pointer[tokenCert] // the token bst held last (Engine.tokenCertificate)
+	cert     atomic.Pointer[tokenCert] // the trusted token bst held last (Engine.tokenCertificate)
 	trust    *trust.Store              // the store the lookup was made in
 	refs     []refStep
 	swaRefs  int // how many of refs are SwA References (xop.go)
