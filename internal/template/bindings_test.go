@@ -7,7 +7,7 @@ import (
 
 // TestDuplicateID holds run.duplicateID to the pairwise compare it
 // replaced, on ids that share lengths, last bytes or both, and on more ids
-// than its stack buffer holds.
+// than its stack buffer holds; it never allocates.
 func TestDuplicateID(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -23,6 +23,8 @@ func TestDuplicateID(t *testing.T) {
 		{"fail/equal-adjacent", []string{"x", "x"}, true},
 		{"ok/nine-distinct", strings.Fields("a b c d e f g h i"), false},
 		{"fail/nine-last-equal-first", strings.Fields("a b c d e f g h a"), true},
+		{"ok/seventeen-distinct", strings.Fields("a b c d e f g h i j k l m n o p q"), false},
+		{"fail/seventeen-last-equal-second", strings.Fields("a b c d e f g h i j k l m n o p b"), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := &run{}
@@ -36,6 +38,9 @@ func TestDuplicateID(t *testing.T) {
 			}
 			if got := r.duplicateID(ids); got != c.dup {
 				t.Fatalf("duplicateID %v, want %v", got, c.dup)
+			}
+			if n := testing.AllocsPerRun(10, func() { r.duplicateID(ids) }); n != 0 && !raceEnabled {
+				t.Fatalf("duplicateID allocates %.0f objects", n)
 			}
 		})
 	}

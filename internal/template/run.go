@@ -210,11 +210,19 @@ func (r *run) bindings() *fallback {
 // a pair whose lengths or last bytes differ (random ids end differently)
 // is told apart without a compare call (issue 14).
 func (r *run) duplicateID(ids []int) bool {
-	var buf [8][]byte
-	vals := buf[:0]
+	var buf [16][]byte
 	if len(ids) > len(buf) {
-		vals = make([][]byte, 0, len(ids))
+		// Not on the stack: slice per pair rather than allocate.
+		for i := range ids {
+			for j := i + 1; j < len(ids); j++ {
+				if bytes.Equal(r.val(ids[i]), r.val(ids[j])) {
+					return true
+				}
+			}
+		}
+		return false
 	}
+	vals := buf[:0]
 	for _, k := range ids {
 		vals = append(vals, r.val(k))
 	}
