@@ -80,15 +80,7 @@ func check(c class, v []byte, lim *xmlscan.Limits, limit uint8) bool {
 		// bytes are its normalized value, as the DOM engine reads it.
 		return len(v) > 4 && (v[0]|0x20) == 'c' && (v[1]|0x20) == 'i' && (v[2]|0x20) == 'd' && v[3] == ':' && none(v, notCID)
 	case classDateTime:
-		if len(v) > 40 {
-			return false
-		}
-		for _, b := range v {
-			if !(b >= '0' && b <= '9' || b == '-' || b == ':' || b == '.' || b == 'T' || b == 'Z') {
-				return false
-			}
-		}
-		return true
+		return len(v) <= 40 && none(v, notDateTime)
 	}
 	return false
 }
@@ -147,6 +139,9 @@ var (
 		return t
 	}())
 	notIDTail = newByteSet(except("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "0123456789", "_-."))
+	// notDateTime: a Timestamp's two values are checked on every match, by
+	// table rather than a compare chain per byte (issue 14).
+	notDateTime = newByteSet(except("0123456789", "-:.TZ"))
 	// special marks the bytes of character data that need a closer look:
 	// markup, references, "]]>", control characters and non-ASCII.
 	special = newByteSet(func() (t [256]byte) {

@@ -310,18 +310,38 @@ func (s *Store) shadowResult(r string) {
 // trust store).
 type certCache struct {
 	mu sync.RWMutex
-	m  map[string]*x509.Certificate
+	m  map[string]*tokenCert
+}
+
+// tokenCert is a parsed token certificate and the text it was parsed from:
+// the certCache's entry, and the one a signature step last used (sigStep.cert).
+type tokenCert struct {
+	key  string
+	cert *x509.Certificate
 }
 
 const certCacheMax = 256
 
-func (c *certCache) get(b64 []byte) *x509.Certificate {
+func (c *certCache) get(b64 []byte) *tokenCert {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.m[string(b64)]
 }
 
-func (e *Engine) certificate(b64 []byte) (*x509.Certificate, error) {
+// tokenCertificate is the certificate of st's BinarySecurityToken text
+// b64. The one st last verified as trusted (run.signer) is tried first,
+// compared byte for byte: a template is one partner's shape, so its token
+// is nearly always the same certificate, and a kilobyte compare costs a
+// fraction of hashing that kilobyte into the map under its lock (issue
+// 14, 4 KiB hit). The trust store still verifies it on every message.
+func (e *Engine) tokenCertificate(st *sigStep, b64 []byte) (*tokenCert, error) {
+	if c := st.cert.Load(); c != nil && c.key == string(b64) {
+		return c, nil
+	}
+	return e.certificate(b64)
+}
+
+func (e *Engine) certificate(b64 []byte) (*tokenCert, error) {
 	if c := e.certs.get(b64); c != nil {
 		return c, nil
 	}
@@ -338,21 +358,26 @@ func (e *Engine) certificate(b64 []byte) (*x509.Certificate, error) {
 func (e *Engine) certificateDER(der []byte) (*x509.Certificate, error) {
 	key := "\x00" + string(der)
 	if c := e.certs.get([]byte(key)); c != nil {
-		return c, nil
+		return c.cert, nil
 	}
-	return e.parseCertificate(key, der)
+	c, err := e.parseCertificate(key, der)
+	if err != nil {
+		return nil, err
+	}
+	return c.cert, nil
 }
 
-func (e *Engine) parseCertificate(key string, der []byte) (*x509.Certificate, error) {
+func (e *Engine) parseCertificate(key string, der []byte) (*tokenCert, error) {
 	c, err := x509.ParseCertificate(der)
 	if err != nil {
 		return nil, wss.Wrap(wss.ReasonToken, err, "BinarySecurityToken")
 	}
+	tc := &tokenCert{key: key, cert: c}
 	e.certs.mu.Lock()
 	if len(e.certs.m) >= certCacheMax || e.certs.m == nil {
-		e.certs.m = map[string]*x509.Certificate{}
+		e.certs.m = map[string]*tokenCert{}
 	}
-	e.certs.m[key] = c
+	e.certs.m[key] = tc
 	e.certs.mu.Unlock()
-	return c, nil
+	return tc, nil
 }

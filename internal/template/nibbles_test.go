@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-var byteSets = map[string]*byteSet{"base64": notBase64, "cid": notCID, "idTail": notIDTail, "special": special}
+var byteSets = map[string]*byteSet{"base64": notBase64, "cid": notCID, "idTail": notIDTail, "special": special, "dateTime": notDateTime}
 
 // TestNibbleTables checks each class's nibble tables against its table,
 // byte by byte: the vector check must refuse exactly what the table

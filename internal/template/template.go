@@ -143,8 +143,9 @@ type sigStep struct {
 	bstPart  int
 	token    anchor
 	hasToken bool
-	leaf     *x509.Certificate // the looked-up signer, when bst < 0
-	trust    *trust.Store      // the store the lookup was made in
+	leaf     *x509.Certificate         // the looked-up signer, when bst < 0
+	cert     atomic.Pointer[tokenCert] // the trusted token bst held last (Engine.tokenCertificate)
+	trust    *trust.Store              // the store the lookup was made in
 	refs     []refStep
 	swaRefs  int // how many of refs are SwA References (xop.go)
 }
@@ -175,13 +176,15 @@ type refStep struct {
 
 func (t *Template) lit(p piece) []byte { return t.lits.at(p.off, uint32(p.n)) }
 
-// frag returns constant fragment k.
+// frag returns constant fragment k. Fragments are all in the lits' c
+// region: reading it directly keeps frag small enough to inline into the
+// matcher's loop (issue 14).
 func (t *Template) frag(k int) []byte {
 	u, start := t.frags[k], uint32(0)
 	if u > 0 {
 		start = t.ends[u-1]
 	}
-	return t.lits.at(start, t.ends[u]-start)
+	return t.lits.c.at(start, t.ends[u]-start)
 }
 
 // nfrags is the number of fragments: one more than the slots.

@@ -130,6 +130,11 @@ func TestDecodeBase64(t *testing.T) {
 		{"fail/empty", "", ""},
 		{"fail/only-white-space", " \n", ""},
 		{"fail/bad-padding-bits", "QUJ=", ""},
+		{"fail/bad-padding-bits-two", "QR==", ""},
+		{"ok/two-padding", "QQ==", "A"},
+		{"fail/padding-inside", "QQ==QUJD", ""},
+		{"fail/three-padding", "Q===", ""},
+		{"ok/digest", "mf2R15MuHOGyoazfqx3rEjdft+eEL5/QBZqPBUyY9y0=", "\x99\xfd\x91\xd7\x93\x2e\x1c\xe1\xb2\xa1\xac\xdf\xab\x1d\xeb\x12\x37\x5f\xb7\xe7\x84\x2f\x9f\xd0\x05\x9a\x8f\x05\x4c\x98\xf7\x2d"},
 		{"fail/not-base64", "QU*D", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -212,5 +217,18 @@ func TestBase64DecoderVector(t *testing.T) {
 			w = append(append(append([]byte(nil), enc[:i]...), c), enc[i:]...)
 			checkDecoder(t, w)
 		}
+	}
+}
+
+// TestDaysFromCivil compares ParseDateTime's day count with time.Date on
+// every day of the years it admits, 0000 to 9999.
+func TestDaysFromCivil(t *testing.T) {
+	d := time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
+	for d.Year() <= 9999 {
+		y, m, day := d.Date()
+		if got, want := daysFromCivil(y, int(m), day), d.Unix()/86400; got != want {
+			t.Fatalf("%04d-%02d-%02d: %d days, want %d", y, m, day, got, want)
+		}
+		d = d.AddDate(0, 0, 1)
 	}
 }
