@@ -84,12 +84,15 @@ func hostileCiphertexts(t testing.TB, priv *rsa.PrivateKey, other *rsa.PublicKey
 	ones := bytes.Repeat([]byte{0xff}, k)
 	modulus := priv.N.FillBytes(make([]byte, k))
 	cs := map[string][]byte{
-		"ok/valid":                   valid,
-		"ok/leading-zero-stripped":   leadingZero(t, priv, enc),
-		"fail/flip-first":            flip(0),
-		"fail/flip-middle":           flip(k / 2),
-		"fail/flip-last":             flip(k - 1),
-		"fail/truncated":             valid[1:],
+		"ok/valid":                 valid,
+		"ok/leading-zero-stripped": leadingZero(t, priv, enc),
+		"fail/flip-first":          flip(0),
+		"fail/flip-middle":         flip(k / 2),
+		"fail/flip-last":           flip(k - 1),
+		// Cut at the end: a valid ciphertext's first byte is 0 about
+		// once in 256, and then valid[1:] is the same integer (that case
+		// is ok/leading-zero-stripped), which made this one flaky.
+		"fail/truncated":             valid[:k-1],
 		"fail/extended":              append(bytes.Clone(valid), 0),
 		"fail/zero-prefixed":         append([]byte{0}, valid...),
 		"fail/empty":                 nil,

@@ -75,7 +75,7 @@ func TestDecryptKeyOAEP(t *testing.T) {
 		{"fail/digest-mismatch", AlgRSAOAEP, AlgDigestSHA256, "", k, oaep(t, pub, crypto.SHA1, crypto.SHA1, cek), 32, ErrDecrypt},
 		{"fail/oaep-params-label", AlgRSAOAEPMGF1P, "", "", k, labeled, 32, ErrDecrypt},
 		{"fail/tampered", AlgRSAOAEPMGF1P, "", "", k, tampered, 32, ErrDecrypt},
-		{"fail/truncated", AlgRSAOAEPMGF1P, "", "", k, oaep(t, pub, crypto.SHA1, crypto.SHA1, cek)[1:], 32, ErrDecrypt},
+		{"fail/truncated", AlgRSAOAEPMGF1P, "", "", k, truncated(oaep(t, pub, crypto.SHA1, crypto.SHA1, cek)), 32, ErrDecrypt},
 		{"fail/empty", AlgRSAOAEPMGF1P, "", "", k, nil, 32, ErrDecrypt},
 		{"fail/key-length-differs", AlgRSAOAEP, "", "", k, oaep(t, pub, crypto.SHA1, crypto.SHA1, cek[:16]), 32, ErrDecrypt},
 		{"fail/unknown-digest", AlgRSAOAEP, "http://www.w3.org/2001/04/xmldsig-more#md5", "", k, nil, 32, ErrUnsupportedAlgorithm},
@@ -304,3 +304,7 @@ func TestCheckKeyTransport(t *testing.T) {
 		})
 	}
 }
+
+// truncated cuts a ciphertext's last byte: cutting its first, when that
+// byte is 0 (about once in 256), leaves the same integer, a valid key.
+func truncated(c []byte) []byte { return c[:len(c)-1] }
