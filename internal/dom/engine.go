@@ -37,6 +37,9 @@ type Engine struct {
 	// tokens caches certificate parsing and issuer/serial lookups across
 	// messages (tokenCache).
 	tokens tokenCache
+	// certs keeps the lookup values of configured certificates
+	// (certKeysCache).
+	certs certKeysCache
 }
 
 // Workers bounds how many messages the engine processes at once and the

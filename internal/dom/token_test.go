@@ -25,7 +25,7 @@ import (
 
 // loadPlain gates data as a plain document and returns the message state,
 // for tests of the engine's building blocks.
-func loadPlain(t *testing.T, data string) *message {
+func loadPlain(t testing.TB, data string) *message {
 	t.Helper()
 	e := newEngine(t)
 	m := &message{engine: e, keys: map[string][]byte{}, doc: new(xmlscan.Document), sd: new(xmlscan.Document), plain: true}
@@ -35,7 +35,7 @@ func loadPlain(t *testing.T, data string) *message {
 }
 
 // find returns the index of the first element named local.
-func (m *message) find(t *testing.T, local string) int {
+func (m *message) find(t testing.TB, local string) int {
 	t.Helper()
 	for i := range m.doc.Elements {
 		if m.doc.Elements[i].Local == local {
@@ -116,12 +116,12 @@ func TestX509DataLookupKeys(t *testing.T) {
 			assert.Equal(t, tc.kind, ref.kind)
 			assert.True(t, tc.want.Cert.Equal(c), "names %s, want %s", c.Subject, tc.want.Cert.Subject)
 			// An EncryptedKey's recipient is matched the same way.
-			assert.True(t, refMatches(ref, tc.want.Cert))
+			assert.True(t, refMatches(ref, trust.NewCertKeys(tc.want.Cert)))
 			other := a
 			if tc.want == a {
 				other = b
 			}
-			assert.False(t, refMatches(ref, other.Cert))
+			assert.False(t, refMatches(ref, trust.NewCertKeys(other.Cert)))
 		})
 	}
 }
