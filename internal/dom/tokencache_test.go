@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -101,4 +102,39 @@ func TestTokenCacheBoundsText(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTokenCacheIssuers: an X509IssuerName is parsed once per exact text
+// and the cache answers what trust.ParseIssuerName answers, a name that
+// does not parse included; a name over issuerCacheMaxText is parsed but
+// not kept.
+func TestTokenCacheIssuers(t *testing.T) {
+	var c tokenCache
+	long := "CN=" + strings.Repeat("a", issuerCacheMaxText)
+	for _, tc := range []struct {
+		name, dn string
+		kept     bool
+	}{
+		{"ok/name", `CN=Issuing CA 1,O=Acme\, Inc.,C=DE`, true},
+		{"ok/other-spelling", `cn = issuing ca 1 ; o="Acme, Inc." ; c=de`, true},
+		{"ok/other-name", `CN=Issuing CA 2,O=Acme\, Inc.,C=DE`, true},
+		{"fail/does-not-parse", `CN=Issuing CA 1,O=Acme, Inc.,C=DE`, true},
+		{"fail/over-bound-not-kept", long, false},
+	} {
+		for round := range 2 {
+			t.Run(fmt.Sprintf("%s/%d", tc.name, round), func(t *testing.T) {
+				want, err := trust.ParseIssuerName(tc.dn)
+				got, ok := c.issuer(tc.dn)
+				assert.Equal(t, err == nil, ok)
+				assert.Equal(t, want, got)
+				_, inMap := c.issuers[tc.dn]
+				assert.Equal(t, tc.kept, inMap)
+			})
+		}
+	}
+	a, _ := c.issuer(`CN=Issuing CA 1,O=Acme\, Inc.,C=DE`)
+	b, _ := c.issuer(`cn = issuing ca 1 ; o="Acme, Inc." ; c=de`)
+	other, _ := c.issuer(`CN=Issuing CA 2,O=Acme\, Inc.,C=DE`)
+	assert.Equal(t, a, b, "two spellings of one name")
+	assert.NotEqual(t, a, other)
 }
