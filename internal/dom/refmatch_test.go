@@ -268,7 +268,9 @@ func sha1Of(b []byte) []byte {
 // the decryption key it names among several, in any of its DN's
 // spellings; a name only another key's certificate has picks that key,
 // one none has picks none. The kept path (recipient) picks what the
-// comparison before picked.
+// comparison before picked, and so does the second round, which finds the
+// issuers parsed, the X509v3 certificates parsed (tokenCache) and the
+// decryption certificates' values kept (certKeys) by the first.
 func TestRecipientByIssuerSerial(t *testing.T) {
 	pki := newRefPKI(t, true)
 	dir := t.TempDir()
@@ -284,6 +286,7 @@ func TestRecipientByIssuerSerial(t *testing.T) {
 	}
 	pol, err := wss.Compile("recipients", pc, nil, reload.Options{})
 	require.NoError(t, err)
+	other := testpki.NewCA(t, "other CA").IssueRSA(t, dir, "other")
 	x509Data := func(kids string) string {
 		return `<ds:KeyInfo xmlns:ds="` + nsDS + `"><wsse:SecurityTokenReference xmlns:wsse="` + nsWSSE + `"><ds:X509Data>` + kids + `</ds:X509Data></wsse:SecurityTokenReference></ds:KeyInfo>`
 	}
@@ -310,6 +313,8 @@ func TestRecipientByIssuerSerial(t *testing.T) {
 		{"fail/serial", issuerSerial(`CN=Issuing CA 1,OU=PKI,O=Acme\, Inc.,C=DE`, "4095"), ""},
 		{"fail/dn-does-not-parse", issuerSerial(`CN=Issuing CA 1,OU=PKI,O=Acme, Inc.,C=DE`, "4096"), ""},
 		{"fail/thumbprint", keyID(vtThumbprint, make([]byte, 20)), ""},
+		{"fail/x509v3-not-ours", keyID(vtX509v3, other.Cert.Raw), ""},
+		{"fail/x509v3-not-a-certificate", keyID(vtX509v3, []byte("not DER")), ""},
 	}
 	// One engine for every case and round: the second round finds each
 	// issuer parsed (tokenCache.issuer) and each certificate's values
@@ -322,11 +327,10 @@ func TestRecipientByIssuerSerial(t *testing.T) {
 				m.res = &wss.Result{Security: [2]int{-1, -1}, Token: -1}
 				require.NoError(t, m.load([]byte(tc.keyInfo)))
 				ki := m.find(t, "KeyInfo")
-				ref, refErr := m.keyInfo(ki)
-				require.NoError(t, refErr)
 				var before *x509.Certificate
+				ref, refErr := m.keyInfo(ki)
 				for _, k := range pol.DecryptionKeys() {
-					if refMatchesBefore(ref, k.Certificate) {
+					if refErr == nil && refMatchesBefore(ref, k.Certificate) {
 						before = k.Certificate
 						break
 					}

@@ -115,6 +115,19 @@ func (m *message) keyIdentifier(k int) (*tokenRef, error) {
 	if enc, ok := m.attr(k, "", "EncodingType"); ok && enc != encBase64 {
 		return nil, wss.Failf(wss.ReasonToken, "KeyIdentifier EncodingType is not Base64Binary")
 	}
+	var text []byte
+	if vt == vtX509v3 {
+		// The certificate, as a BinarySecurityToken's: parsed once per
+		// text (tokenCache, keyed by ValueType and text like a token's,
+		// whose parse is the same function of them). A sender that
+		// names our certificate this way sends the same text in every
+		// message; parsing it was nearly all of finding the recipient
+		// (BenchmarkRecipient, issue 14).
+		text = m.doc.Text(k, nil)
+		if certs, ok := m.engine.tokens.token(vt, text); ok {
+			return &tokenRef{kind: wss.KeyRefX509KeyIdentifier, certs: slices.Clone(certs), token: -1}, nil
+		}
+	}
 	v, err := b64(m.text(k))
 	if err != nil {
 		return nil, err
@@ -133,6 +146,7 @@ func (m *message) keyIdentifier(k int) (*tokenRef, error) {
 		if err != nil {
 			return nil, wss.Wrap(wss.ReasonToken, err, "X509v3 KeyIdentifier")
 		}
+		m.engine.tokens.putToken(vt, text, []*x509.Certificate{c})
 		return &tokenRef{kind: wss.KeyRefX509KeyIdentifier, certs: []*x509.Certificate{c}, token: -1}, nil
 	case vtEncKeySHA1:
 		key, ok := m.keys["sha1:"+string(v)]
