@@ -58,6 +58,42 @@ func TestTokenCache(t *testing.T) {
 			})
 		}
 	}
+	// The certificate of an X509v3 KeyIdentifier or of an X509Data's
+	// X509Certificate is kept as an X509v3 token's is (the same parse of
+	// the same text), so each case runs after the bst ones of the same
+	// bytes too.
+	keyID := func(der []byte) string {
+		return `<wsse:SecurityTokenReference xmlns:wsse="` + nsWSSE + `"><wsse:KeyIdentifier EncodingType="` + encBase64 + `" ValueType="` + vtX509v3 + `">` +
+			base64.StdEncoding.EncodeToString(der) + `</wsse:KeyIdentifier></wsse:SecurityTokenReference>`
+	}
+	carried := func(der []byte) string {
+		return `<wsse:SecurityTokenReference xmlns:wsse="` + nsWSSE + `"><ds:X509Data xmlns:ds="` + nsDS + `"><ds:X509Certificate>` +
+			base64.StdEncoding.EncodeToString(der) + `</ds:X509Certificate></ds:X509Data></wsse:SecurityTokenReference>`
+	}
+	for _, form := range []struct {
+		name string
+		make func([]byte) string
+	}{{"key-identifier", keyID}, {"x509-certificate", carried}} {
+		for _, tc := range []struct {
+			name string
+			der  []byte
+			want *testpki.Leaf
+		}{{"ok/a", a.Cert.Raw, a}, {"ok/b", b.Cert.Raw, b}, {"ok/a-again", a.Cert.Raw, a}, {"fail/not-a-certificate", []byte("not DER"), nil}} {
+			for round := range 2 {
+				t.Run(fmt.Sprintf("%s/%s/%d", form.name, tc.name, round), func(t *testing.T) {
+					m := load(form.make(tc.der))
+					ref, err := m.str(m.find(t, "SecurityTokenReference"))
+					if tc.want == nil {
+						assert.Equal(t, wss.ReasonToken, reasonOf(err), "%v", err)
+						return
+					}
+					require.NoError(t, err)
+					require.Len(t, ref.certs, 1)
+					assert.True(t, tc.want.Cert.Equal(ref.certs[0]))
+				})
+			}
+		}
+	}
 	serial := func(l *testpki.Leaf) string {
 		return `<ds:X509Data xmlns:ds="` + nsDS + `"><ds:X509IssuerSerial><ds:X509IssuerName>CN=cache CA</ds:X509IssuerName><ds:X509SerialNumber>` +
 			l.Cert.SerialNumber.String() + `</ds:X509SerialNumber></ds:X509IssuerSerial></ds:X509Data>`
