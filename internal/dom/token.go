@@ -200,7 +200,7 @@ func (m *message) x509Data(x int) (*tokenRef, error) {
 	case ref.kind == "":
 		ref.kind = wss.KeyRefX509Data
 	case len(ref.certs) > 0:
-		k := matchCarried(ref)
+		k := m.matchCarried(ref)
 		if k == nil {
 			return nil, wss.Failf(wss.ReasonToken, "X509Data lookup keys name none of its certificates")
 		}
@@ -340,13 +340,13 @@ func (m *message) leaf(ref *tokenRef, ix *trust.Index) (*x509.Certificate, error
 		if len(ref.certs) == 0 && ref.ski == nil {
 			return m.issuerSerialLeaf(ref, ix)
 		}
-		if k := matchCarried(ref); k != nil {
+		if k := m.matchCarried(ref); k != nil {
 			// matchCarried checked every lookup key.
 			return k.Certificate(), nil
 		}
 		c, err = ix.ByIssuerSerial(ref.issuer, ref.serial)
 	case wss.KeyRefSKI:
-		if k := matchCarried(ref); k != nil {
+		if k := m.matchCarried(ref); k != nil {
 			return k.Certificate(), nil
 		}
 		c, err = ix.BySKI(ref.ski)
@@ -388,14 +388,22 @@ func (m *message) issuerSerialLeaf(ref *tokenRef, ix *trust.Index) (*x509.Certif
 
 // matchCarried returns the lookup values of the carried certificate that
 // matches every lookup key of the reference (zeep sends X509IssuerSerial
-// and X509Certificate), or nil. The certificates are the message's, so
-// their values are computed here, each only as far as a key asks.
-func matchCarried(ref *tokenRef) *trust.CertKeys {
+// and X509Certificate), or nil. The certificates are the message's, parsed
+// once per text (message.certificate), so their values are kept too, in
+// the engine's cache for message certificates (carried), apart from the
+// configuration's so that senders cannot evict those.
+func (m *message) matchCarried(ref *tokenRef) *trust.CertKeys {
 	if ref.carried != nil {
 		return ref.carried
 	}
 	for _, c := range ref.certs {
-		if k := trust.NewCertKeys(c); refMatches(ref, k) {
+		var k *trust.CertKeys
+		if len(c.Raw) <= tokenCacheMaxText {
+			k = m.engine.carried.get(c)
+		} else {
+			k = trust.NewCertKeys(c) // not kept, as its text is not (tokenCache)
+		}
+		if refMatches(ref, k) {
 			ref.carried = k
 			return k
 		}
