@@ -102,7 +102,9 @@ func (m *message) keyTransport(method int) (alg, digest, mgf string, err error) 
 }
 
 // recipient finds the policy decryption key an EncryptedKey's KeyInfo
-// names. Without KeyInfo, the only key is taken.
+// names. Without KeyInfo, the only key is taken. The keys' certificates
+// are compared through their kept lookup values (certKeys) and the
+// reference's issuer is parsed once, not once per key.
 func (m *message) recipient(ki int) (*crypto.KeyPair, error) {
 	keys := m.p.DecryptionKeys()
 	if ki < 0 {
@@ -116,7 +118,7 @@ func (m *message) recipient(ki int) (*crypto.KeyPair, error) {
 		return nil, err
 	}
 	for _, k := range keys {
-		if refMatches(ref, k.Certificate) {
+		if refMatches(ref, m.engine.certKeys(k.Certificate)) {
 			return k, nil
 		}
 	}

@@ -37,6 +37,10 @@ type Engine struct {
 	// tokens caches certificate parsing and issuer/serial lookups across
 	// messages (tokenCache).
 	tokens tokenCache
+	// certs keeps the lookup values of configured certificates
+	// (certKeysCache); carried those of certificates messages carry in
+	// an X509Data, bounded as tokenCache's entries are.
+	certs, carried certKeysCache
 }
 
 // Workers bounds how many messages the engine processes at once and the
@@ -61,6 +65,7 @@ func New(cfg xmlscan.Config) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{scanner: s, bufferLimit: wss.MaxBufferedAttachment}
+	e.carried.limit = tokenCacheMax
 	e.docs.New = func() any { return new(scratch) }
 	return e, nil
 }

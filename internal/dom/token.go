@@ -1,8 +1,6 @@
 package dom
 
 import (
-	"bytes"
-	"crypto/sha1"
 	"crypto/x509"
 	"encoding/asn1"
 	"math/big"
@@ -25,6 +23,16 @@ type tokenRef struct {
 	ski    []byte
 	thumb  []byte
 	key    []byte // a symmetric key from an EncryptedKey
+
+	// name is issuer parsed (parsedIssuer), once per message however
+	// many certificates it is compared with, and for a name seen before
+	// not at all (tokenCache.issuer); named: 0 not yet, 1 parsed, -1
+	// does not parse (it then names no certificate).
+	name  trust.IssuerName
+	named int8
+	// carried is the lookup values of the carried certificate the
+	// lookup keys name (matchCarried), once found.
+	carried *trust.CertKeys
 }
 
 // maxCarried bounds the certificates one token reference carries (the
@@ -107,6 +115,17 @@ func (m *message) keyIdentifier(k int) (*tokenRef, error) {
 	if enc, ok := m.attr(k, "", "EncodingType"); ok && enc != encBase64 {
 		return nil, wss.Failf(wss.ReasonToken, "KeyIdentifier EncodingType is not Base64Binary")
 	}
+	if vt == vtX509v3 {
+		// X.509 Token Profile 1.1 §3.2.2 (WSS4J X509_KEY_IDENTIFIER): the
+		// certificate itself. Like a BinarySecurityToken's, it is untrusted
+		// input: trusted checks it against the trust store (a chain to
+		// caFiles, or a pin), recipient against our own certificates.
+		c, err := m.certificate(k, "X509v3 KeyIdentifier")
+		if err != nil {
+			return nil, err
+		}
+		return &tokenRef{kind: wss.KeyRefX509KeyIdentifier, certs: []*x509.Certificate{c}, token: -1}, nil
+	}
 	v, err := b64(m.text(k))
 	if err != nil {
 		return nil, err
@@ -116,16 +135,6 @@ func (m *message) keyIdentifier(k int) (*tokenRef, error) {
 		return &tokenRef{kind: wss.KeyRefSKI, ski: v, token: -1}, nil
 	case vtThumbprint:
 		return &tokenRef{kind: wss.KeyRefThumbprint, thumb: v, token: -1}, nil
-	case vtX509v3:
-		// X.509 Token Profile 1.1 §3.2.2 (WSS4J X509_KEY_IDENTIFIER): the
-		// certificate itself. Like a BinarySecurityToken's, it is untrusted
-		// input: trusted checks it against the trust store (a chain to
-		// caFiles, or a pin), recipient against our own certificates.
-		c, err := x509.ParseCertificate(v)
-		if err != nil {
-			return nil, wss.Wrap(wss.ReasonToken, err, "X509v3 KeyIdentifier")
-		}
-		return &tokenRef{kind: wss.KeyRefX509KeyIdentifier, certs: []*x509.Certificate{c}, token: -1}, nil
 	case vtEncKeySHA1:
 		key, ok := m.keys["sha1:"+string(v)]
 		if !ok {
@@ -162,6 +171,7 @@ func (m *message) x509Data(x int) (*tokenRef, error) {
 				return nil, wss.Failf(wss.ReasonToken, "bad X509SerialNumber")
 			}
 			ref.kind, ref.issuer, ref.serial = wss.KeyRefIssuerSerial, m.text(name), n
+			ref.setIssuerName(m.engine.tokens.issuer(ref.issuer))
 		case m.is(c, nsDS, "X509SKI"):
 			v, err := b64(m.text(c))
 			if err != nil {
@@ -175,13 +185,9 @@ func (m *message) x509Data(x int) (*tokenRef, error) {
 			if len(ref.certs) == maxCarried {
 				return nil, wss.Failf(wss.ReasonToken, "X509Data with more than %d certificates", maxCarried)
 			}
-			der, err := b64(m.text(c))
+			cert, err := m.certificate(c, "X509Certificate")
 			if err != nil {
 				return nil, err
-			}
-			cert, err := x509.ParseCertificate(der)
-			if err != nil {
-				return nil, wss.Wrap(wss.ReasonToken, err, "X509Certificate")
 			}
 			ref.certs = append(ref.certs, cert)
 		default:
@@ -194,10 +200,11 @@ func (m *message) x509Data(x int) (*tokenRef, error) {
 	case ref.kind == "":
 		ref.kind = wss.KeyRefX509Data
 	case len(ref.certs) > 0:
-		leaf := matchCarried(ref)
-		if leaf == nil {
+		k := m.matchCarried(ref)
+		if k == nil {
 			return nil, wss.Failf(wss.ReasonToken, "X509Data lookup keys name none of its certificates")
 		}
+		leaf := k.Certificate()
 		// The named certificate first (the leaf), the others are chain
 		// hints.
 		certs := []*x509.Certificate{leaf}
@@ -209,6 +216,31 @@ func (m *message) x509Data(x int) (*tokenRef, error) {
 		ref.certs = certs
 	}
 	return ref, nil
+}
+
+// certificate parses the base64 DER certificate that is the text of
+// element i (an X509v3 KeyIdentifier, an X509Data's X509Certificate),
+// once per text: tokenCache keeps it as it keeps an X509v3
+// BinarySecurityToken's, the same function of the same text. A sender
+// names its certificate, or ours, with the same text in every message,
+// and parsing it was most of resolving the reference
+// (BenchmarkRecipient: an X509v3 KeyIdentifier about 20 µs, 2.5 µs
+// kept; issue 14). The certificate is shared read-only.
+func (m *message) certificate(i int, what string) (*x509.Certificate, error) {
+	text := m.doc.Text(i, nil)
+	if certs, ok := m.engine.tokens.token(vtX509v3, text); ok {
+		return certs[0], nil
+	}
+	der, err := b64(string(text))
+	if err != nil {
+		return nil, err
+	}
+	c, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, wss.Wrap(wss.ReasonToken, err, "%s", what)
+	}
+	m.engine.tokens.putToken(vtX509v3, text, []*x509.Certificate{c})
+	return c, nil
 }
 
 // bst decodes a BinarySecurityToken: one X509v3 certificate or an
@@ -293,7 +325,9 @@ func (m *message) trusted(ref *tokenRef) (*trust.Identity, error) {
 	return id, nil
 }
 
-// leaf finds the certificate a reference names.
+// leaf finds the certificate a reference names. The certificates of the
+// trust index are the configuration's: their lookup values are the
+// engine's (certKeys), computed once, not per message.
 func (m *message) leaf(ref *tokenRef, ix *trust.Index) (*x509.Certificate, error) {
 	var (
 		c   *x509.Certificate
@@ -306,13 +340,16 @@ func (m *message) leaf(ref *tokenRef, ix *trust.Index) (*x509.Certificate, error
 		if len(ref.certs) == 0 && ref.ski == nil {
 			return m.issuerSerialLeaf(ref, ix)
 		}
-		if c = matchCarried(ref); c == nil {
-			c, err = ix.ByIssuerSerial(ref.issuer, ref.serial)
+		if k := m.matchCarried(ref); k != nil {
+			// matchCarried checked every lookup key.
+			return k.Certificate(), nil
 		}
+		c, err = ix.ByIssuerSerial(ref.issuer, ref.serial)
 	case wss.KeyRefSKI:
-		if c = matchCarried(ref); c == nil {
-			c, err = ix.BySKI(ref.ski)
+		if k := m.matchCarried(ref); k != nil {
+			return k.Certificate(), nil
 		}
+		c, err = ix.BySKI(ref.ski)
 	case wss.KeyRefThumbprint:
 		c, err = ix.ByThumbprintSHA1(ref.thumb)
 	default:
@@ -321,7 +358,7 @@ func (m *message) leaf(ref *tokenRef, ix *trust.Index) (*x509.Certificate, error
 	if err != nil || c == nil {
 		return nil, wss.Wrap(wss.ReasonToken, err, "certificate not found")
 	}
-	if !refMatches(ref, c) {
+	if !refMatches(ref, m.engine.certKeys(c)) {
 		// Found by one lookup key, not named by another of the same
 		// X509Data.
 		return nil, wss.Failf(wss.ReasonToken, "X509Data lookup keys name different certificates")
@@ -342,49 +379,82 @@ func (m *message) issuerSerialLeaf(ref *tokenRef, ix *trust.Index) (*x509.Certif
 	if err != nil || c == nil {
 		return nil, wss.Wrap(wss.ReasonToken, err, "certificate not found")
 	}
-	if !refMatches(ref, c) {
+	if !refMatches(ref, m.engine.certKeys(c)) {
 		return nil, wss.Failf(wss.ReasonToken, "X509Data lookup keys name different certificates")
 	}
 	m.engine.tokens.putLeaf(k, c)
 	return c, nil
 }
 
-// matchCarried returns a carried certificate matching every lookup key of
-// the reference (zeep sends X509IssuerSerial and X509Certificate), or nil.
-func matchCarried(ref *tokenRef) *x509.Certificate {
+// matchCarried returns the lookup values of the carried certificate that
+// matches every lookup key of the reference (zeep sends X509IssuerSerial
+// and X509Certificate), or nil. The certificates are the message's, parsed
+// once per text (message.certificate), so their values are kept too, in
+// the engine's cache for message certificates (carried), apart from the
+// configuration's so that senders cannot evict those.
+func (m *message) matchCarried(ref *tokenRef) *trust.CertKeys {
+	if ref.carried != nil {
+		return ref.carried
+	}
 	for _, c := range ref.certs {
-		if refMatches(ref, c) {
-			return c
+		var k *trust.CertKeys
+		if len(c.Raw) <= tokenCacheMaxText {
+			k = m.engine.carried.get(c)
+		} else {
+			k = trust.NewCertKeys(c) // not kept, as its text is not (tokenCache)
+		}
+		if refMatches(ref, k) {
+			ref.carried = k
+			return k
 		}
 	}
 	return nil
 }
 
-// refMatches reports whether certificate c is the one ref names.
-func refMatches(ref *tokenRef, c *x509.Certificate) bool {
+// refMatches reports whether the certificate of k is the one ref names:
+// every lookup key ref holds names it. k's values are kept with the
+// certificate (trust.CertKeys) and ref's issuer is parsed once
+// (parsedIssuer), so comparing one reference with several certificates,
+// or with the same configured certificate message after message, parses
+// no DN twice; the rule is DN.Equal's, ComputeSKI's and the SKI
+// extension's, as before.
+func refMatches(ref *tokenRef, k *trust.CertKeys) bool {
 	switch ref.kind {
 	case wss.KeyRefBST, wss.KeyRefX509Data, wss.KeyRefX509KeyIdentifier:
-		return len(ref.certs) > 0 && ref.certs[0].Equal(c)
+		return len(ref.certs) > 0 && ref.certs[0].Equal(k.Certificate())
 	case wss.KeyRefIssuerSerial, wss.KeyRefSKI:
-		// Every lookup key present must name c (an X509Data may hold
-		// both an X509IssuerSerial and an X509SKI).
+		// Every lookup key present must name the certificate (an
+		// X509Data may hold both an X509IssuerSerial and an X509SKI).
 		if ref.serial != nil {
-			want, err1 := trust.ParseDN(ref.issuer)
-			got, err2 := trust.DNFromRaw(c.RawIssuer)
-			if err1 != nil || err2 != nil || !want.Equal(got) || c.SerialNumber.Cmp(ref.serial) != 0 {
+			name, ok := ref.parsedIssuer()
+			if !ok || !k.HasIssuerSerial(name, ref.serial) {
 				return false
 			}
 		}
-		if ref.ski != nil {
-			ski, err := trust.ComputeSKI(c)
-			if !(err == nil && bytes.Equal(ski, ref.ski)) && !(len(c.SubjectKeyId) > 0 && bytes.Equal(c.SubjectKeyId, ref.ski)) {
-				return false
-			}
+		if ref.ski != nil && !k.HasSKI(ref.ski) {
+			return false
 		}
 		return ref.serial != nil || ref.ski != nil
 	case wss.KeyRefThumbprint:
-		sum := sha1.Sum(c.Raw)
-		return bytes.Equal(sum[:], ref.thumb)
+		return k.HasThumbprintSHA1(ref.thumb)
 	}
 	return false
+}
+
+// parsedIssuer is ref's X509IssuerName parsed, and whether it parses:
+// as x509Data found it (tokenCache.issuer), or parsed here once.
+func (ref *tokenRef) parsedIssuer() (trust.IssuerName, bool) {
+	if ref.named == 0 {
+		n, err := trust.ParseIssuerName(ref.issuer)
+		ref.setIssuerName(n, err == nil)
+	}
+	return ref.name, ref.named > 0
+}
+
+// setIssuerName records ref's X509IssuerName parsed (ok) or not parsing.
+func (ref *tokenRef) setIssuerName(n trust.IssuerName, ok bool) {
+	ref.name, ref.named = n, -1
+	if ok {
+		ref.named = 1
+	}
 }

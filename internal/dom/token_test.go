@@ -25,7 +25,7 @@ import (
 
 // loadPlain gates data as a plain document and returns the message state,
 // for tests of the engine's building blocks.
-func loadPlain(t *testing.T, data string) *message {
+func loadPlain(t testing.TB, data string) *message {
 	t.Helper()
 	e := newEngine(t)
 	m := &message{engine: e, keys: map[string][]byte{}, doc: new(xmlscan.Document), sd: new(xmlscan.Document), plain: true}
@@ -35,7 +35,7 @@ func loadPlain(t *testing.T, data string) *message {
 }
 
 // find returns the index of the first element named local.
-func (m *message) find(t *testing.T, local string) int {
+func (m *message) find(t testing.TB, local string) int {
 	t.Helper()
 	for i := range m.doc.Elements {
 		if m.doc.Elements[i].Local == local {
@@ -99,30 +99,38 @@ func TestX509DataLookupKeys(t *testing.T) {
 		{name: "ok/at-most-carried", kids: cert(a) + strings.Repeat(cert(b), maxCarried-1), want: a, kind: wss.KeyRefX509Data},
 		{name: "fail/too-many-carried", kids: cert(a) + strings.Repeat(cert(b), maxCarried), reason: wss.ReasonToken},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			m := loadPlain(t, `<ds:KeyInfo xmlns:ds="`+nsDS+`"><ds:X509Data>`+tc.kids+`</ds:X509Data></ds:KeyInfo>`)
-			ref, err := m.x509Data(m.find(t, "X509Data"))
-			var c *x509.Certificate
-			if err == nil {
-				c, err = m.leaf(ref, ix)
-			}
-			if tc.reason != 0 {
-				require.Error(t, err)
-				assert.Equal(t, tc.reason, reasonOf(err), "%v", err)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tc.kind, ref.kind)
-			assert.True(t, tc.want.Cert.Equal(c), "names %s, want %s", c.Subject, tc.want.Cert.Subject)
-			// An EncryptedKey's recipient is matched the same way.
-			assert.True(t, refMatches(ref, tc.want.Cert))
-			other := a
-			if tc.want == a {
-				other = b
-			}
-			assert.False(t, refMatches(ref, other.Cert))
-		})
+	// One engine, twice: the second round finds the certificates parsed
+	// and their lookup values kept (tokenCache, Engine.carried) by the
+	// first, and must decide the same.
+	e := newEngine(t)
+	for round := range 2 {
+		for _, tc := range tests {
+			t.Run(fmt.Sprintf("%s/%d", tc.name, round), func(t *testing.T) {
+				m := &message{engine: e, keys: map[string][]byte{}, doc: new(xmlscan.Document), sd: new(xmlscan.Document), plain: true}
+				m.res = &wss.Result{Security: [2]int{-1, -1}, Token: -1}
+				require.NoError(t, m.load([]byte(`<ds:KeyInfo xmlns:ds="`+nsDS+`"><ds:X509Data>`+tc.kids+`</ds:X509Data></ds:KeyInfo>`)))
+				ref, err := m.x509Data(m.find(t, "X509Data"))
+				var c *x509.Certificate
+				if err == nil {
+					c, err = m.leaf(ref, ix)
+				}
+				if tc.reason != 0 {
+					require.Error(t, err)
+					assert.Equal(t, tc.reason, reasonOf(err), "%v", err)
+					return
+				}
+				require.NoError(t, err)
+				assert.Equal(t, tc.kind, ref.kind)
+				assert.True(t, tc.want.Cert.Equal(c), "names %s, want %s", c.Subject, tc.want.Cert.Subject)
+				// An EncryptedKey's recipient is matched the same way.
+				assert.True(t, refMatches(ref, trust.NewCertKeys(tc.want.Cert)))
+				other := a
+				if tc.want == a {
+					other = b
+				}
+				assert.False(t, refMatches(ref, trust.NewCertKeys(other.Cert)))
+			})
+		}
 	}
 }
 

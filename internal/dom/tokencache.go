@@ -23,10 +23,48 @@ const tokenCacheMax = 256
 // goes through trust.Store.Verify at the message's time. The certificates
 // are shared read-only, as the trust store shares its own.
 type tokenCache struct {
-	mu     sync.Mutex
-	tokens map[string][]*x509.Certificate
-	leaves map[leafKey]*x509.Certificate
-	key    []byte // scratch for tokens' keys, under mu
+	mu      sync.Mutex
+	tokens  map[string][]*x509.Certificate
+	leaves  map[leafKey]*x509.Certificate
+	issuers map[string]issuerName
+	key     []byte // scratch for tokens' keys, under mu
+}
+
+// issuerName is an X509IssuerName parsed (trust.ParseIssuerName), or
+// that it does not parse (ok false).
+type issuerName struct {
+	name trust.IssuerName
+	ok   bool
+}
+
+// issuerCacheMaxText bounds the X509IssuerName an entry keeps: real ones
+// are a few hundred bytes; a longer one is parsed each time.
+const issuerCacheMaxText = 1 << 10
+
+// issuer returns X509IssuerName s parsed, and whether it parses. A
+// partner's stack sends the same issuer in every message, so parsing and
+// canonicalizing it (two thirds of finding the decryption key an
+// X509IssuerSerial names, issue 14) is done once per name, not per
+// message.
+func (c *tokenCache) issuer(s string) (trust.IssuerName, bool) {
+	c.mu.Lock()
+	v, hit := c.issuers[s]
+	c.mu.Unlock()
+	if hit {
+		return v.name, v.ok
+	}
+	n, err := trust.ParseIssuerName(s)
+	v = issuerName{name: n, ok: err == nil}
+	if len(s) > issuerCacheMaxText {
+		return v.name, v.ok
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.issuers == nil || len(c.issuers) >= tokenCacheMax {
+		c.issuers = make(map[string]issuerName)
+	}
+	c.issuers[s] = v
+	return v.name, v.ok
 }
 
 // leafKey names an X509IssuerSerial lookup in one trust index.

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,6 +58,42 @@ func TestTokenCache(t *testing.T) {
 			})
 		}
 	}
+	// The certificate of an X509v3 KeyIdentifier or of an X509Data's
+	// X509Certificate is kept as an X509v3 token's is (the same parse of
+	// the same text), so each case runs after the bst ones of the same
+	// bytes too.
+	keyID := func(der []byte) string {
+		return `<wsse:SecurityTokenReference xmlns:wsse="` + nsWSSE + `"><wsse:KeyIdentifier EncodingType="` + encBase64 + `" ValueType="` + vtX509v3 + `">` +
+			base64.StdEncoding.EncodeToString(der) + `</wsse:KeyIdentifier></wsse:SecurityTokenReference>`
+	}
+	carried := func(der []byte) string {
+		return `<wsse:SecurityTokenReference xmlns:wsse="` + nsWSSE + `"><ds:X509Data xmlns:ds="` + nsDS + `"><ds:X509Certificate>` +
+			base64.StdEncoding.EncodeToString(der) + `</ds:X509Certificate></ds:X509Data></wsse:SecurityTokenReference>`
+	}
+	for _, form := range []struct {
+		name string
+		make func([]byte) string
+	}{{"key-identifier", keyID}, {"x509-certificate", carried}} {
+		for _, tc := range []struct {
+			name string
+			der  []byte
+			want *testpki.Leaf
+		}{{"ok/a", a.Cert.Raw, a}, {"ok/b", b.Cert.Raw, b}, {"ok/a-again", a.Cert.Raw, a}, {"fail/not-a-certificate", []byte("not DER"), nil}} {
+			for round := range 2 {
+				t.Run(fmt.Sprintf("%s/%s/%d", form.name, tc.name, round), func(t *testing.T) {
+					m := load(form.make(tc.der))
+					ref, err := m.str(m.find(t, "SecurityTokenReference"))
+					if tc.want == nil {
+						assert.Equal(t, wss.ReasonToken, reasonOf(err), "%v", err)
+						return
+					}
+					require.NoError(t, err)
+					require.Len(t, ref.certs, 1)
+					assert.True(t, tc.want.Cert.Equal(ref.certs[0]))
+				})
+			}
+		}
+	}
 	serial := func(l *testpki.Leaf) string {
 		return `<ds:X509Data xmlns:ds="` + nsDS + `"><ds:X509IssuerSerial><ds:X509IssuerName>CN=cache CA</ds:X509IssuerName><ds:X509SerialNumber>` +
 			l.Cert.SerialNumber.String() + `</ds:X509SerialNumber></ds:X509IssuerSerial></ds:X509Data>`
@@ -101,4 +138,39 @@ func TestTokenCacheBoundsText(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTokenCacheIssuers: an X509IssuerName is parsed once per exact text
+// and the cache answers what trust.ParseIssuerName answers, a name that
+// does not parse included; a name over issuerCacheMaxText is parsed but
+// not kept.
+func TestTokenCacheIssuers(t *testing.T) {
+	var c tokenCache
+	long := "CN=" + strings.Repeat("a", issuerCacheMaxText)
+	for _, tc := range []struct {
+		name, dn string
+		kept     bool
+	}{
+		{"ok/name", `CN=Issuing CA 1,O=Acme\, Inc.,C=DE`, true},
+		{"ok/other-spelling", `cn = issuing ca 1 ; o="Acme, Inc." ; c=de`, true},
+		{"ok/other-name", `CN=Issuing CA 2,O=Acme\, Inc.,C=DE`, true},
+		{"fail/does-not-parse", `CN=Issuing CA 1,O=Acme, Inc.,C=DE`, true},
+		{"fail/over-bound-not-kept", long, false},
+	} {
+		for round := range 2 {
+			t.Run(fmt.Sprintf("%s/%d", tc.name, round), func(t *testing.T) {
+				want, err := trust.ParseIssuerName(tc.dn)
+				got, ok := c.issuer(tc.dn)
+				assert.Equal(t, err == nil, ok)
+				assert.Equal(t, want, got)
+				_, inMap := c.issuers[tc.dn]
+				assert.Equal(t, tc.kept, inMap)
+			})
+		}
+	}
+	a, _ := c.issuer(`CN=Issuing CA 1,O=Acme\, Inc.,C=DE`)
+	b, _ := c.issuer(`cn = issuing ca 1 ; o="Acme, Inc." ; c=de`)
+	other, _ := c.issuer(`CN=Issuing CA 2,O=Acme\, Inc.,C=DE`)
+	assert.Equal(t, a, b, "two spellings of one name")
+	assert.NotEqual(t, a, other)
 }

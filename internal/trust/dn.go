@@ -348,6 +348,8 @@ func rdnFromRaw(der []byte) (RDN, error) {
 
 // Equal compares two DNs by attribute type and value, RDN by RDN, ignoring
 // the order of AVAs inside an RDN, case and runs of white space in values.
+// It is the rule; the engines compare through CertKeys and IssuerName,
+// which keep the canonical form it compares (the tests hold them to it).
 func (d DN) Equal(o DN) bool { return d.canonical() == o.canonical() }
 
 // canonical is a normalized RFC 4514 form usable as a map key.

@@ -1,6 +1,7 @@
 // Package trust decides whether a certificate is trusted: wssgw's trust
-// stores, CRLs, OCSP, the lookup index for token references and the
-// distinguished names they compare.
+// stores, CRLs, OCSP, the lookup index for token references, the lookup
+// values one certificate answers to (CertKeys, computed once per
+// certificate) and the distinguished names they compare.
 //
 // Contract (DESIGN §5.5, "keys come from the trust store"):
 //
