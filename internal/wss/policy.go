@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/wssgw/wssgw/internal/c14n"
@@ -40,10 +41,13 @@ type Policy struct {
 	ocsp              *trust.OCSPChecker // nil unless trust.ocsp.enabled; outlives trust reloads
 	runOCSP           bool               // Run runs ocsp (Compile made it)
 	keys              []*reload.Reloader[crypto.KeyPair]
-	users             *reload.Reloader[Credentials] // nil without a credentials file
-	replay            ReplayStore
-	resets            replayResets // replay, when it can lose keys; nil otherwise
-	unsignedRule      unsignedRule // unsignedHeaders and unsignedAllow (unsigned.go)
+	// decryptionKeys is the last slice DecryptionKeys returned, reused
+	// while every reloader still holds the same key pair.
+	decryptionKeys atomic.Pointer[[]*crypto.KeyPair]
+	users          *reload.Reloader[Credentials] // nil without a credentials file
+	replay         ReplayStore
+	resets         replayResets // replay, when it can lose keys; nil otherwise
+	unsignedRule   unsignedRule // unsignedHeaders and unsignedAllow (unsigned.go)
 }
 
 // Names of the required parts other than header blocks. They live in a
@@ -231,13 +235,34 @@ func (p *Policy) Trust() *trust.Store {
 // OCSP returns the policy's OCSP checker, or nil when OCSP is off.
 func (p *Policy) OCSP() *trust.OCSPChecker { return p.ocsp }
 
-// DecryptionKeys returns the current decryption key pairs.
+// DecryptionKeys returns the current decryption key pairs; the caller must
+// not modify the slice. It is asked once per DOM EncryptedKey and per
+// template decrypt hit, so the slice is built again only after a reloader
+// swapped its key pair (secret rotation), not per call (issue 14): the
+// check is one pointer compare per key.
 func (p *Policy) DecryptionKeys() []*crypto.KeyPair {
+	if c := p.decryptionKeys.Load(); c != nil && p.keysCurrent(*c) {
+		return *c
+	}
 	out := make([]*crypto.KeyPair, 0, len(p.keys))
 	for _, k := range p.keys {
 		out = append(out, k.Current())
 	}
+	p.decryptionKeys.Store(&out)
 	return out
+}
+
+// keysCurrent reports whether keys are the reloaders' current key pairs.
+func (p *Policy) keysCurrent(keys []*crypto.KeyPair) bool {
+	if len(keys) != len(p.keys) {
+		return false
+	}
+	for i, k := range p.keys {
+		if keys[i] != k.Current() {
+			return false
+		}
+	}
+	return true
 }
 
 // Users returns the current UsernameToken credentials, or nil.
