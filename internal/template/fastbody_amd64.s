@@ -75,3 +75,248 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func sibRunAVX2(a *sibArgs)
+//
+// sibKern.runGeneric (fastbody_kern.go) on the block a: the siblings at
+// data[q:] that repeat the compiled record, at most max, each taken
+// whole or not at all. Its fixed segments are compared 32 bytes at a
+// time (VPCMPEQB against the padded copy, the last chunk masked), each
+// variable part runs to its first stop byte (the classification of
+// scanBlocksAVX2, stopAttr or stopText by the part's kind), then the
+// limits, then the output pieces are copied 32 bytes at a time (the
+// output has 32 bytes of slack, data 32 bytes past the sibling). Every
+// load at p is preceded by p+32 <= dlen. VEX encodings only, VZEROUPPER
+// before RET (fastbody_amd64.s's note on the SSE/AVX transition).
+//
+// Registers: SI data, DI a, R8 the sibling's start, R9 the position,
+// R10 the segment or piece, R11 the fixed bytes or the output, R12 the
+// text total or a piece's length, R13 siblings taken, BX a part's start
+// or a piece's source, AX CX DX scratch.
+
+// sibArgs (TestSibArgsLayout)
+#define A_DATA 0
+#define A_DLEN 8
+#define A_END 16
+#define A_Q 24
+#define A_OUT 32
+#define A_OO 40
+#define A_OCAP 48
+#define A_MAX 56
+#define A_SIBS 64
+#define A_MAXATTR 72
+#define A_MAXTEXT 80
+#define A_SEGS 88
+#define A_FIX 96
+#define A_PIECES 104
+#define A_NPIECE 112
+#define A_POS 120
+// kernSeg
+#define S_OFF 0
+#define S_FULL 4
+#define S_REM 8
+#define S_REMN 12
+#define S_KIND 16
+#define S_POS 20
+#define S_SIZE 24
+// kernPiece
+#define P_RA 0
+#define P_OA 4
+#define P_RB 8
+#define P_OB 12
+#define P_SIZE 16
+
+// STOPS sets DX to a bit per byte of data[R9:R9+32] in the classes cls.
+#define STOPS(cls) \
+	VMOVDQU (SI)(R9*1), Y0 \
+	VPSRLW $4, Y0, Y1 \
+	VPAND Y10, Y0, Y0 \
+	VPAND Y10, Y1, Y1 \
+	VPSHUFB Y0, Y8, Y0 \
+	VPSHUFB Y1, Y9, Y1 \
+	VPAND Y0, Y1, Y0 \
+	VPAND cls, Y0, Y0 \
+	VPCMPEQB Y13, Y0, Y0 \
+	VPMOVMSKB Y0, DX \
+	NOTL DX
+
+TEXT ·sibRunAVX2(SB), NOSPLIT, $0-8
+	MOVQ a+0(FP), DI
+	MOVQ A_DATA(DI), SI
+	VBROADCASTI128 scanLo<>(SB), Y8
+	VBROADCASTI128 scanHi<>(SB), Y9
+	VPBROADCASTB scanConst<>+0(SB), Y10 // nibble mask
+	VPBROADCASTB scanConst<>+1(SB), Y11 // stopText classes
+	VPBROADCASTB scanConst<>+2(SB), Y12 // stopAttr classes
+	VPXOR Y13, Y13, Y13
+	MOVQ A_Q(DI), R8
+	XORQ R13, R13
+
+sib:
+	CMPQ R13, A_MAX(DI)
+	JGE  ret
+	MOVQ R8, R9
+	XORQ R12, R12
+	MOVQ A_SEGS(DI), R10
+
+seg:
+	MOVLQSX S_OFF(R10), R11
+	ADDQ    A_FIX(DI), R11
+	MOVL    S_FULL(R10), CX
+
+chunk:
+	TESTL CX, CX
+	JZ    last
+	LEAQ  32(R9), DX
+	CMPQ  DX, A_DLEN(DI)
+	JGT   ret
+	VMOVDQU   (SI)(R9*1), Y0
+	VPCMPEQB  (R11), Y0, Y0
+	VPMOVMSKB Y0, DX
+	CMPL      DX, $0xffffffff
+	JNE       ret
+	ADDQ $32, R9
+	ADDQ $32, R11
+	DECL CX
+	JMP  chunk
+
+last:
+	MOVL  S_REM(R10), CX
+	TESTL CX, CX
+	JZ    part
+	LEAQ  32(R9), DX
+	CMPQ  DX, A_DLEN(DI)
+	JGT   ret
+	VMOVDQU   (SI)(R9*1), Y0
+	VPCMPEQB  (R11), Y0, Y0
+	VPMOVMSKB Y0, DX
+	NOTL      DX
+	ANDL      CX, DX
+	JNZ       ret
+	MOVLQSX S_REMN(R10), CX
+	ADDQ    CX, R9
+
+part:
+	MOVL S_KIND(R10), CX
+	CMPL CX, $2
+	JEQ  sibend
+	MOVQ R9, BX
+	CMPL CX, $1
+	JEQ  text
+
+attr:
+	LEAQ 32(R9), DX
+	CMPQ DX, A_DLEN(DI)
+	JGT  ret
+	STOPS(Y12)
+	TESTL DX, DX
+	JNZ   attrstop
+	ADDQ $32, R9
+	CMPQ R9, A_END(DI)
+	JGE  ret
+	JMP  attr
+
+attrstop:
+	BSFL DX, DX
+	ADDQ DX, R9
+	CMPQ R9, A_END(DI)
+	JGE  ret
+	MOVQ R9, DX
+	SUBQ BX, DX
+	CMPQ DX, A_MAXATTR(DI)
+	JGT  ret
+	JMP  partend
+
+text:
+	LEAQ 32(R9), DX
+	CMPQ DX, A_DLEN(DI)
+	JGT  ret
+	STOPS(Y11)
+	TESTL DX, DX
+	JNZ   textstop
+	ADDQ $32, R9
+	CMPQ R9, A_END(DI)
+	JGE  ret
+	JMP  text
+
+textstop:
+	BSFL DX, DX
+	ADDQ DX, R9
+	CMPQ R9, A_END(DI)
+	JGE  ret
+	MOVQ R9, DX
+	SUBQ BX, DX
+	ADDQ DX, R12
+
+partend:
+	MOVQ    A_POS(DI), AX
+	MOVLQSX S_POS(R10), CX
+	MOVQ    BX, (AX)(CX*1)
+	MOVQ    R9, 8(AX)(CX*1)
+	ADDQ    $S_SIZE, R10
+	JMP     seg
+
+sibend:
+	CMPQ R9, A_END(DI)
+	JGT  ret
+	CMPQ R12, A_MAXTEXT(DI)
+	JGT  ret
+	LEAQ 32(R9), DX
+	CMPQ DX, A_DLEN(DI)
+	JGT  ret
+	MOVQ A_NPIECE(DI), CX
+	TESTQ CX, CX
+	JZ   take
+	// Room for the sibling's output (as long as its input) and slack.
+	MOVQ R9, DX
+	SUBQ R8, DX
+	ADDQ A_OO(DI), DX
+	ADDQ $32, DX
+	CMPQ DX, A_OCAP(DI)
+	JGT  ret
+	MOVQ A_POS(DI), AX
+	MOVQ R8, 0(AX)
+	MOVQ R9, 8(AX)
+	MOVQ A_PIECES(DI), R10
+	MOVQ A_OUT(DI), R11
+	ADDQ A_OO(DI), R11
+
+piece:
+	MOVLQSX P_RA(R10), DX
+	MOVQ    (AX)(DX*8), BX
+	MOVLQSX P_OA(R10), DX
+	ADDQ    DX, BX
+	MOVLQSX P_RB(R10), DX
+	MOVQ    (AX)(DX*8), R12
+	MOVLQSX P_OB(R10), DX
+	ADDQ    DX, R12
+	SUBQ    BX, R12
+	JLE     nextpiece
+	ADDQ    SI, BX
+
+copy:
+	VMOVDQU (BX), Y0
+	VMOVDQU Y0, (R11)
+	ADDQ $32, BX
+	ADDQ $32, R11
+	SUBQ $32, R12
+	JGT  copy
+	ADDQ R12, R11 // back over the bytes past the piece
+
+nextpiece:
+	ADDQ $P_SIZE, R10
+	DECQ CX
+	JNZ  piece
+	SUBQ A_OUT(DI), R11
+	MOVQ R11, A_OO(DI)
+
+take:
+	INCQ R13
+	MOVQ R9, R8
+	JMP  sib
+
+ret:
+	MOVQ R8, A_Q(DI)
+	MOVQ R13, A_SIBS(DI)
+	VZEROUPPER
+	RET
