@@ -83,16 +83,19 @@ done:
 // whole or not at all. Its fixed segments are compared 32 bytes at a
 // time (VPCMPEQB against the padded copy, the last chunk masked), each
 // variable part runs to its first stop byte (the classification of
-// scanBlocksAVX2, stopAttr or stopText by the part's kind), then the
+// scanBlocksAVX2 of its 64-byte block, both masks kept while the search
+// stays in the block, stopAttr or stopText by the part's kind), then the
 // limits, then the output pieces are copied 32 bytes at a time (the
 // output has 32 bytes of slack, data 32 bytes past the sibling). Every
 // load at p is preceded by p+32 <= dlen. VEX encodings only, VZEROUPPER
-// before RET (fastbody_amd64.s's note on the SSE/AVX transition).
+// before RET (the note on the SSE/AVX transition above).
 //
 // Registers: SI data, DI a, R8 the sibling's start, R9 the position,
 // R10 the segment or piece, R11 the fixed bytes or the output, R12 the
-// text total or a piece's length, R13 siblings taken, BX a part's start
-// or a piece's source, AX CX DX scratch.
+// text total or a piece's length, R13 siblings taken, R14 the 64-byte
+// block (an offset in data, a multiple of 64) whose stop masks are in
+// A_MASKS, BX a part's start or a piece's source, AX CX DX scratch. R14 is free in ABI0 (the ABI wrapper restores g); R15 is not
+// used (dynamic linking takes it).
 
 // sibArgs (TestSibArgsLayout)
 #define A_DATA 0
@@ -111,6 +114,7 @@ done:
 #define A_PIECES 104
 #define A_NPIECE 112
 #define A_POS 120
+#define A_MASKS 128
 // kernSeg
 #define S_OFF 0
 #define S_FULL 4
@@ -126,19 +130,21 @@ done:
 #define P_OB 12
 #define P_SIZE 16
 
-// STOPS sets DX to a bit per byte of data[R9:R9+32] in the classes cls.
-#define STOPS(cls) \
-	VMOVDQU (SI)(R9*1), Y0 \
+// KHALF is HALF on the 32 bytes at off in the block at R14.
+#define KHALF(off, tmask, amask) \
+	VMOVDQU off(SI)(R14*1), Y0 \
 	VPSRLW $4, Y0, Y1 \
 	VPAND Y10, Y0, Y0 \
 	VPAND Y10, Y1, Y1 \
 	VPSHUFB Y0, Y8, Y0 \
 	VPSHUFB Y1, Y9, Y1 \
 	VPAND Y0, Y1, Y0 \
-	VPAND cls, Y0, Y0 \
-	VPCMPEQB Y13, Y0, Y0 \
-	VPMOVMSKB Y0, DX \
-	NOTL DX
+	VPAND Y11, Y0, Y1 \
+	VPAND Y12, Y0, Y2 \
+	VPCMPEQB Y13, Y1, Y1 \
+	VPCMPEQB Y13, Y2, Y2 \
+	VPMOVMSKB Y1, tmask \
+	VPMOVMSKB Y2, amask
 
 TEXT ·sibRunAVX2(SB), NOSPLIT, $0-8
 	MOVQ a+0(FP), DI
@@ -151,6 +157,7 @@ TEXT ·sibRunAVX2(SB), NOSPLIT, $0-8
 	VPXOR Y13, Y13, Y13
 	MOVQ A_Q(DI), R8
 	XORQ R13, R13
+	MOVQ $-128, R14 // no block classified
 
 sib:
 	CMPQ R13, A_MAX(DI)
@@ -201,52 +208,72 @@ part:
 	CMPL CX, $2
 	JEQ  sibend
 	MOVQ R9, BX
-	CMPL CX, $1
-	JEQ  text
 
-attr:
-	LEAQ 32(R9), DX
-	CMPQ DX, A_DLEN(DI)
-	JGT  ret
-	STOPS(Y12)
-	TESTL DX, DX
-	JNZ   attrstop
-	ADDQ $32, R9
-	CMPQ R9, A_END(DI)
-	JGE  ret
-	JMP  attr
-
-attrstop:
-	BSFL DX, DX
+	// The part ends at the first stop byte of its kind at or after R9,
+	// found in the stop masks of the 64-byte block at R14 (both kinds,
+	// in A_MASKS, computed once per block for all the siblings in it).
+find:
+	MOVQ R9, AX
+	SUBQ R14, AX
+	CMPQ AX, $64
+	JAE  far
+	MOVL S_KIND(R10), DX
+	MOVQ A_MASKS(DI)(DX*8), DX
+	MOVQ AX, CX
+	SHRQ CX, DX
+	TESTQ DX, DX
+	JZ   onward
+	BSFQ DX, DX
 	ADDQ DX, R9
 	CMPQ R9, A_END(DI)
 	JGE  ret
 	MOVQ R9, DX
 	SUBQ BX, DX
+	MOVL S_KIND(R10), CX
+	TESTL CX, CX
+	JNZ  textlen
 	CMPQ DX, A_MAXATTR(DI)
 	JGT  ret
 	JMP  partend
 
-text:
-	LEAQ 32(R9), DX
+textlen:
+	ADDQ DX, R12
+	JMP  partend
+
+onward:
+	// No stop in the rest of the block: on at the next one.
+	LEAQ 64(R14), R9
+	CMPQ R9, A_END(DI)
+	JGE  ret
+	MOVQ R9, R14
+	JMP  classify
+
+far:
+	// Past the block: the next one (most often), else R9's.
+	CMPQ AX, $128
+	JAE  jump
+	ADDQ $64, R14
+	JMP  classify
+
+jump:
+	MOVQ R9, R14
+	ANDQ $-64, R14
+
+classify:
+	LEAQ 64(R14), DX
 	CMPQ DX, A_DLEN(DI)
 	JGT  ret
-	STOPS(Y11)
-	TESTL DX, DX
-	JNZ   textstop
-	ADDQ $32, R9
-	CMPQ R9, A_END(DI)
-	JGE  ret
-	JMP  text
-
-textstop:
-	BSFL DX, DX
-	ADDQ DX, R9
-	CMPQ R9, A_END(DI)
-	JGE  ret
-	MOVQ R9, DX
-	SUBQ BX, DX
-	ADDQ DX, R12
+	KHALF(0, AX, DX)
+	KHALF(32, R11, CX)
+	SHLQ $32, R11
+	ORQ  R11, AX
+	NOTQ AX
+	SHLQ $32, CX
+	ORQ  CX, DX
+	NOTQ DX
+	MOVQ DX, A_MASKS(DI)   // kernAttr
+	MOVQ AX, A_MASKS+8(DI) // kernText
+	JMP  find
 
 partend:
 	MOVQ    A_POS(DI), AX

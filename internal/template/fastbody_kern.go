@@ -1,7 +1,5 @@
 package template
 
-import "math/bits"
-
 // The sibling kernel (issue 14): the replay of fastbody_replay.go run
 // over as many consecutive siblings as match in one call, without going
 // back to the walk between them. At 1 MiB of a markup-dense list the
@@ -19,10 +17,11 @@ import "math/bits"
 // FuzzSibKern.
 //
 // Every read and write stays in bounds by construction: a 32-byte load
-// at p needs p+32 <= len(data), and a sibling is only taken when its end
-// is at least 32 bytes before the end of data (the piece copies read up
-// to 31 bytes past a piece) and its output fits in the buffer with 32
-// bytes of slack. The siblings the kernel leaves (near the end of data,
+// at p needs p+32 <= len(data), a part's bytes are classified in
+// 64-byte blocks of data's offsets that are whole in data, and a sibling
+// is only taken when its end is at least 32 bytes before the end of data
+// (the piece copies read up to 31 bytes past a piece) and its output
+// fits in the buffer with 32 bytes of slack. The siblings the kernel leaves (near the end of data,
 // or a mismatch) are for the replay loop, which decides with the same
 // rules.
 
@@ -75,6 +74,7 @@ type sibArgs struct {
 	pieces  *kernPiece
 	npiece  int
 	pos     *int
+	masks   [2]uint64 // scratch: the stop masks of a block, by part kind
 }
 
 // compileKern builds the kernel program of s (s.prog compiled).
@@ -157,27 +157,17 @@ func (k *sibKern) runGeneric(data []byte, q, end int, out []byte, oo, max, maxAt
 			if g.kind == kernText {
 				class = stopText
 			}
+			// The first stop at or after cur, each byte looked at in a
+			// 64-byte block (of data's offsets) that is whole in data.
 			start := cur
 			for {
-				if cur+32 > dlen {
+				if cur&^63+64 > dlen || cur >= end {
 					return sibs, q, o
 				}
-				var m uint32
-				for j, c := range data[cur : cur+32] {
-					if stopClass[c]&class != 0 {
-						m |= 1 << j
-					}
-				}
-				if m != 0 {
-					cur += bits.TrailingZeros32(m)
+				if stopClass[data[cur]]&class != 0 {
 					break
 				}
-				if cur += 32; cur >= end {
-					return sibs, q, o
-				}
-			}
-			if cur >= end {
-				return sibs, q, o
+				cur++
 			}
 			if g.kind == kernAttr {
 				if cur-start > maxAttr {
