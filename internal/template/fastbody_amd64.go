@@ -46,14 +46,14 @@ func (k *sibKern) runAVX2(data []byte, q, end int, out []byte, oo, max, maxAttr,
 		return 0, q, oo
 	}
 	a := sibArgs{
-		data: &data[0], dlen: len(data), end: end, q: q, oo: oo, ocap: len(out), max: max,
+		data: &data[0], end: min(end, len(data)-kernSlack), q: q, oo: oo, ocap: len(out), max: max,
 		maxAttr: maxAttr, maxText: maxText, segs: &k.segs[0], fix: &k.fix[0], pos: &k.pos[0],
 	}
-	if emit && len(k.pieces) > 0 {
+	if emit && len(k.ops) > 0 {
 		if len(out) == 0 {
 			return 0, q, oo
 		}
-		a.out, a.pieces, a.npiece = &out[0], &k.pieces[0], len(k.pieces)
+		a.out, a.ops = &out[0], &k.ops[0]
 	}
 	sibRunAVX2(&a)
 	return a.sibs, a.q, a.oo

@@ -80,58 +80,59 @@ done:
 //
 // sibKern.runGeneric (fastbody_kern.go) on the block a: the siblings at
 // data[q:] that repeat the compiled record, at most max, each taken
-// whole or not at all. Its fixed segments are compared 32 bytes at a
-// time (VPCMPEQB against the padded copy, the last chunk masked), each
-// variable part runs to its first stop byte (the classification of
-// scanBlocksAVX2 of its 64-byte block, both masks kept while the search
-// stays in the block, stopAttr or stopText by the part's kind), then the
-// limits, then the output pieces are copied 32 bytes at a time (the
-// output has 32 bytes of slack, data 32 bytes past the sibling). Every
-// load at p is preceded by p+32 <= dlen. VEX encodings only, VZEROUPPER
-// before RET (the note on the SSE/AVX transition above).
+// whole or not at all, all before lim (a.end; fastbody_kern.go says why
+// every load and store is then in bounds). Its fixed segments are
+// compared 32 bytes at a time (VPCMPEQB against the padded copy, the
+// tail chunk VPXOR and VPTEST under its byte mask), each variable part
+// runs to its first stop byte (the classification of scanBlocksAVX2 of
+// its 64-byte block, both masks kept while the search stays in the
+// block, stopAttr or stopText by the part's kind), then the limits, then
+// the output: the sibling copied 32 bytes at a time, then the ops.
+// VEX encodings only, VZEROUPPER before RET (the note on the SSE/AVX
+// transition above).
 //
 // Registers: SI data, DI a, R8 the sibling's start, R9 the position,
-// R10 the segment or piece, R11 the fixed bytes or the output, R12 the
-// text total or a piece's length, R13 siblings taken, R14 the 64-byte
-// block (an offset in data, a multiple of 64) whose stop masks are in
-// A_MASKS, BX a part's start or a piece's source, AX CX DX scratch. R14 is free in ABI0 (the ABI wrapper restores g); R15 is not
+// R10 the segment or op, R11 the fixed bytes, a part's kind or the
+// output, R12 the text total or a copy's length, R13 siblings taken, R14
+// the 64-byte block (an offset in data, a multiple of 64) whose stop
+// masks are in A_MASKS, BX a part's start or a copy's source, AX CX DX
+// scratch. R14 is free in ABI0 (the ABI wrapper restores g); R15 is not
 // used (dynamic linking takes it).
 
 // sibArgs (TestSibArgsLayout)
 #define A_DATA 0
-#define A_DLEN 8
-#define A_END 16
-#define A_Q 24
-#define A_OUT 32
-#define A_OO 40
-#define A_OCAP 48
-#define A_MAX 56
-#define A_SIBS 64
-#define A_MAXATTR 72
-#define A_MAXTEXT 80
-#define A_SEGS 88
-#define A_FIX 96
-#define A_PIECES 104
-#define A_NPIECE 112
-#define A_POS 120
-#define A_MASKS 128
+#define A_END 8
+#define A_Q 16
+#define A_OUT 24
+#define A_OO 32
+#define A_OCAP 40
+#define A_MAX 48
+#define A_SIBS 56
+#define A_MAXATTR 64
+#define A_MAXTEXT 72
+#define A_SEGS 80
+#define A_FIX 88
+#define A_OPS 96
+#define A_POS 104
+#define A_MASKS 112
 // kernSeg
 #define S_OFF 0
 #define S_FULL 4
-#define S_REM 8
-#define S_REMN 12
-#define S_KIND 16
-#define S_POS 20
-#define S_SIZE 24
-// kernPiece
-#define P_RA 0
-#define P_OA 4
-#define P_RB 8
-#define P_OB 12
-#define P_SIZE 16
+#define S_REMN 8
+#define S_KIND 12
+#define S_POS 16
+#define S_SIZE 20
+// kernOp
+#define O_KIND 0
+#define O_P 4
+#define O_C 8
+#define O_SIZE 16
 
-// KHALF is HALF on the 32 bytes at off in the block at R14.
-#define KHALF(off, tmask, amask) \
+// KHALF leaves in Y1 and Y2 0xff for each stopText and stopAttr byte of
+// the 32 bytes at off in the block at R14 (HALF's classification; the
+// class bits are below 0x80, so a class is present when the byte is
+// greater than zero as a signed byte: no inversion needed).
+#define KHALF(off) \
 	VMOVDQU off(SI)(R14*1), Y0 \
 	VPSRLW $4, Y0, Y1 \
 	VPAND Y10, Y0, Y0 \
@@ -141,10 +142,20 @@ done:
 	VPAND Y0, Y1, Y0 \
 	VPAND Y11, Y0, Y1 \
 	VPAND Y12, Y0, Y2 \
-	VPCMPEQB Y13, Y1, Y1 \
-	VPCMPEQB Y13, Y2, Y2 \
-	VPMOVMSKB Y1, tmask \
-	VPMOVMSKB Y2, amask
+	VPCMPGTB Y13, Y1, Y1 \
+	VPCMPGTB Y13, Y2, Y2
+
+// COPY32 copies R12 bytes (at least 1) from BX to DX, 32 at a time,
+// writing and reading up to 31 bytes past them; DX ends past them.
+#define COPY32(label) \
+label: \
+	VMOVDQU (BX), Y0 \
+	VMOVDQU Y0, (DX) \
+	ADDQ $32, BX \
+	ADDQ $32, DX \
+	SUBQ $32, R12 \
+	JGT  label \
+	ADDQ R12, DX
 
 TEXT ·sibRunAVX2(SB), NOSPLIT, $0-8
 	MOVQ a+0(FP), DI
@@ -162,63 +173,45 @@ TEXT ·sibRunAVX2(SB), NOSPLIT, $0-8
 sib:
 	CMPQ R13, A_MAX(DI)
 	JGE  ret
+	CMPQ R8, A_END(DI)
+	JGE  ret
 	MOVQ R8, R9
 	XORQ R12, R12
 	MOVQ A_SEGS(DI), R10
 
+	// A segment: its whole 32-byte chunks (most segments have none),
+	// then its tail chunk: the input XOR the fixed bytes, tested under
+	// the tail's byte mask (which may be empty). R9 is before lim here
+	// unless the segment has whole chunks (checked there).
 seg:
 	MOVLQSX S_OFF(R10), R11
 	ADDQ    A_FIX(DI), R11
 	MOVL    S_FULL(R10), CX
+	TESTL   CX, CX
+	JNZ     chunks
 
-chunk:
-	TESTL CX, CX
-	JZ    last
-	LEAQ  32(R9), DX
-	CMPQ  DX, A_DLEN(DI)
-	JGT   ret
-	VMOVDQU   (SI)(R9*1), Y0
-	VPCMPEQB  (R11), Y0, Y0
-	VPMOVMSKB Y0, DX
-	CMPL      DX, $0xffffffff
-	JNE       ret
-	ADDQ $32, R9
-	ADDQ $32, R11
-	DECL CX
-	JMP  chunk
-
-last:
-	MOVL  S_REM(R10), CX
-	TESTL CX, CX
-	JZ    part
-	LEAQ  32(R9), DX
-	CMPQ  DX, A_DLEN(DI)
-	JGT   ret
-	VMOVDQU   (SI)(R9*1), Y0
-	VPCMPEQB  (R11), Y0, Y0
-	VPMOVMSKB Y0, DX
-	NOTL      DX
-	ANDL      CX, DX
-	JNZ       ret
+tail:
+	VMOVDQU (SI)(R9*1), Y0
+	VPXOR   (R11), Y0, Y0
+	VPTEST  32(R11), Y0
+	JNZ     ret
 	MOVLQSX S_REMN(R10), CX
 	ADDQ    CX, R9
+	MOVL    S_KIND(R10), R11
+	CMPL    R11, $2
+	JEQ     sibend
+	MOVQ    R9, BX
 
-part:
-	MOVL S_KIND(R10), CX
-	CMPL CX, $2
-	JEQ  sibend
-	MOVQ R9, BX
-
-	// The part ends at the first stop byte of its kind at or after R9,
-	// found in the stop masks of the 64-byte block at R14 (both kinds,
-	// in A_MASKS, computed once per block for all the siblings in it).
+	// The part (kind R11) ends at the first stop byte of its kind at or
+	// after R9, found in the stop masks of the 64-byte block at R14
+	// (both kinds, in A_MASKS, computed once per block for all the
+	// siblings in it).
 find:
 	MOVQ R9, AX
 	SUBQ R14, AX
 	CMPQ AX, $64
 	JAE  far
-	MOVL S_KIND(R10), DX
-	MOVQ A_MASKS(DI)(DX*8), DX
+	MOVQ A_MASKS(DI)(R11*8), DX
 	MOVQ AX, CX
 	SHRQ CX, DX
 	TESTQ DX, DX
@@ -229,16 +222,38 @@ find:
 	JGE  ret
 	MOVQ R9, DX
 	SUBQ BX, DX
-	MOVL S_KIND(R10), CX
-	TESTL CX, CX
+	TESTL R11, R11
 	JNZ  textlen
 	CMPQ DX, A_MAXATTR(DI)
 	JGT  ret
-	JMP  partend
+
+partend:
+	MOVQ    A_POS(DI), AX
+	MOVLQSX S_POS(R10), CX
+	MOVQ    BX, (AX)(CX*1)
+	MOVQ    R9, 8(AX)(CX*1)
+	ADDQ    $S_SIZE, R10
+	JMP     seg
 
 textlen:
 	ADDQ DX, R12
 	JMP  partend
+
+chunks:
+	CMPQ R9, A_END(DI)
+	JGE  ret
+	VMOVDQU   (SI)(R9*1), Y0
+	VPCMPEQB  (R11), Y0, Y0
+	VPMOVMSKB Y0, DX
+	CMPL      DX, $0xffffffff
+	JNE       ret
+	ADDQ $32, R9
+	ADDQ $32, R11
+	DECL CX
+	JNZ  chunks
+	CMPQ R9, A_END(DI)
+	JGE  ret
+	JMP  tail
 
 onward:
 	// No stop in the rest of the block: on at the next one.
@@ -260,82 +275,82 @@ jump:
 	ANDQ $-64, R14
 
 classify:
-	LEAQ 64(R14), DX
-	CMPQ DX, A_DLEN(DI)
-	JGT  ret
-	KHALF(0, AX, DX)
-	KHALF(32, R11, CX)
-	SHLQ $32, R11
-	ORQ  R11, AX
-	NOTQ AX
+	KHALF(0)
+	VPMOVMSKB Y1, AX
+	VPMOVMSKB Y2, DX
+	KHALF(32)
+	VPMOVMSKB Y1, CX
+	SHLQ $32, CX
+	ORQ  CX, AX
+	VPMOVMSKB Y2, CX
 	SHLQ $32, CX
 	ORQ  CX, DX
-	NOTQ DX
 	MOVQ DX, A_MASKS(DI)   // kernAttr
 	MOVQ AX, A_MASKS+8(DI) // kernText
 	JMP  find
-
-partend:
-	MOVQ    A_POS(DI), AX
-	MOVLQSX S_POS(R10), CX
-	MOVQ    BX, (AX)(CX*1)
-	MOVQ    R9, 8(AX)(CX*1)
-	ADDQ    $S_SIZE, R10
-	JMP     seg
 
 sibend:
 	CMPQ R9, A_END(DI)
 	JGT  ret
 	CMPQ R12, A_MAXTEXT(DI)
 	JGT  ret
-	LEAQ 32(R9), DX
-	CMPQ DX, A_DLEN(DI)
-	JGT  ret
-	MOVQ A_NPIECE(DI), CX
-	TESTQ CX, CX
+	MOVQ A_OPS(DI), R10
+	TESTQ R10, R10
 	JZ   take
 	// Room for the sibling's output (as long as its input) and slack.
-	MOVQ R9, DX
-	SUBQ R8, DX
-	ADDQ A_OO(DI), DX
-	ADDQ $32, DX
+	MOVQ R9, R12
+	SUBQ R8, R12
+	MOVQ A_OO(DI), R11
+	LEAQ 32(R11)(R12*1), DX
 	CMPQ DX, A_OCAP(DI)
 	JGT  ret
+	// The sibling as it is, then the ops; R11 the sibling's output.
+	ADDQ A_OUT(DI), R11
+	LEAQ (SI)(R8*1), BX
+	MOVQ R11, DX
+	COPY32(bulk)
 	MOVQ A_POS(DI), AX
-	MOVQ R8, 0(AX)
-	MOVQ R9, 8(AX)
-	MOVQ A_PIECES(DI), R10
-	MOVQ A_OUT(DI), R11
-	ADDQ A_OO(DI), R11
 
-piece:
-	MOVLQSX P_RA(R10), DX
-	MOVQ    (AX)(DX*8), BX
-	MOVLQSX P_OA(R10), DX
-	ADDQ    DX, BX
-	MOVLQSX P_RB(R10), DX
-	MOVQ    (AX)(DX*8), R12
-	MOVLQSX P_OB(R10), DX
-	ADDQ    DX, R12
+op:
+	MOVLQSX O_P(R10), CX
+	MOVQ    (AX)(CX*1), BX
+	MOVLQSX O_C(R10), CX
+	ADDQ    CX, BX // x
+	MOVL    O_KIND(R10), CX
+	CMPL    CX, $1
+	JNE     notattr
+	// opAttr: data[x:end+1] at DX.
+	MOVLQSX O_P(R10), CX
+	MOVQ    8(AX)(CX*1), R12
+	INCQ    R12
 	SUBQ    BX, R12
-	JLE     nextpiece
 	ADDQ    SI, BX
+	COPY32(attr)
+	ADDQ $O_SIZE, R10
+	JMP  op
 
-copy:
-	VMOVDQU (BX), Y0
-	VMOVDQU Y0, (R11)
-	ADDQ $32, BX
-	ADDQ $32, R11
-	SUBQ $32, R12
-	JGT  copy
-	ADDQ R12, R11 // back over the bytes past the piece
+notattr:
+	JGT repair
+	// opSeek: the output goes on at x.
+	LEAQ (R11)(BX*1), DX
+	SUBQ R8, DX
+	ADDQ $O_SIZE, R10
+	JMP  op
 
-nextpiece:
-	ADDQ $P_SIZE, R10
-	DECQ CX
-	JNZ  piece
-	SUBQ A_OUT(DI), R11
-	MOVQ R11, A_OO(DI)
+repair:
+	CMPL CX, $3
+	JEQ  emitted
+	// opRepair: the input's 32 bytes at x over what the copies wrote
+	// past the tag's end (the bulk copy wrote them before).
+	VMOVDQU (SI)(BX*1), Y0
+	VMOVDQU Y0, (DX)
+	ADDQ $O_SIZE, R10
+	JMP  op
+
+emitted:
+	MOVQ R9, CX
+	SUBQ R8, CX
+	ADDQ CX, A_OO(DI)
 
 take:
 	INCQ R13

@@ -8,22 +8,24 @@ package template
 // per part. The record is compiled (sibKern) into its fixed segments,
 // padded to 32-byte chunks and compared 32 bytes at a time, its variable
 // parts (each ends at its first stop byte, fastbody_scan.go's classes,
-// which the next fixed segment must begin with), and the canonical
-// output as a list of pieces of the input (positions of the sibling's
-// start and end and of its parts, plus constants): the input as it is,
-// but each unsorted start tag's attributes in the recorded canonical
-// order. sibRunGeneric is the definition; sibRunAVX2 (amd64) computes
-// the same results, checked by TestSibKernDifferential and
-// FuzzSibKern.
+// which the next fixed segment must begin with), and how to write the
+// canonical form (kernOp): the input as it is, but each unsorted start
+// tag's attributes in the recorded canonical order. runGeneric is the
+// definition; sibRunAVX2 (amd64) computes the same results, checked by
+// TestSibKernDifferential and FuzzSibKern.
 //
-// Every read and write stays in bounds by construction: a 32-byte load
-// at p needs p+32 <= len(data), a part's bytes are classified in
-// 64-byte blocks of data's offsets that are whole in data, and a sibling
-// is only taken when its end is at least 32 bytes before the end of data
-// (the piece copies read up to 31 bytes past a piece) and its output
-// fits in the buffer with 32 bytes of slack. The siblings the kernel leaves (near the end of data,
-// or a mismatch) are for the replay loop, which decides with the same
-// rules.
+// Every read and write stays in bounds by construction. The kernel
+// works before lim = min(end, len(data)-128): a sibling starts before
+// it, a fixed chunk is compared only when it starts before it, a part
+// ends before it and a sibling ends at it at the latest. So a 32-byte
+// load at a sibling's start, a part's end or a fixed segment's tail
+// (both less than 32 bytes after one of those) is in data, and so are
+// the 64-byte blocks the AVX2 kernel classifies (that of a position
+// before lim+32, or the next one of a block the search went through
+// before lim), and the reads up to 31 bytes past a sibling's end of the
+// 32-byte copies. The output has 32 bytes of slack. The siblings the
+// kernel leaves (the last ones before the end of data, or a mismatch)
+// are for the replay loop, which decides with the same rules.
 
 const (
 	kernAttr = iota // the part is an attribute value: it ends at a stopAttr byte
@@ -31,36 +33,51 @@ const (
 	kernEnd         // no part: the last segment
 )
 
+// kernSlack is how far before the end of data the kernel stops.
+const kernSlack = 128
+
 // kernSeg is a fixed segment and the part after it. Its layout is
-// known to fastbody_kern_amd64.s.
+// known to fastbody_amd64.s (TestSibArgsLayout).
 type kernSeg struct {
-	off  int32  // the fixed bytes are fix[off:off+32*full+remn], fix padded
-	full int32  // whole 32-byte chunks
-	rem  uint32 // mask of the last chunk's bytes, 0: none
-	remn int32  // the last chunk's length
-	kind int32  // kernAttr, kernText, kernEnd
-	pos  int32  // byte offset in pos of the part's start (its end is next)
+	// The fixed bytes are at fix[off:]: full whole 32-byte chunks, then
+	// the tail chunk of remn bytes (0 to 31) padded with zeros, then its
+	// mask (0xff for each of the remn bytes).
+	off  int32
+	full int32
+	remn int32
+	kind int32 // kernAttr, kernText, kernEnd
+	pos  int32 // byte offset in pos of the part's start (its end is next)
 }
 
-// kernPiece is the output piece data[pos[ra]+oa : pos[rb]+ob]; pos[0]
-// is the sibling's start, pos[1] its end, pos[2+2i] and pos[3+2i] part
-// i's start and end. Layout known to fastbody_kern_amd64.s.
-type kernPiece struct{ ra, oa, rb, ob int32 }
+// kernOp is a step of a sibling's canonical form, which starts as a copy
+// of its input; x is pos[p/8]+c, pos holding each part's start and end
+// (kernSeg.pos). Layout known to fastbody_amd64.s.
+type kernOp struct {
+	kind int32 // opSeek, opAttr, opRepair, opEnd
+	p, c int32
+	_    int32
+}
+
+const (
+	opSeek   = iota // the output goes on at the sibling's offset x: a tag's first attribute
+	opAttr          // copy the attribute data[x:pos[p/8+1]+1] (space, name, value, quote)
+	opRepair        // the tag's end is at x: the 32-byte copies wrote past it, write the input back there
+	opEnd
+)
 
 // sibKern is a sibling record compiled for the kernel.
 type sibKern struct {
-	segs   []kernSeg
-	fix    []byte
-	pieces []kernPiece // none: the output is the input as it is
-	pos    []int
+	segs []kernSeg
+	fix  []byte
+	ops  []kernOp // none: the output is the input as it is
+	pos  []int
 }
 
 // sibArgs are the kernel's arguments and results, in one block whose
-// layout fastbody_kern_amd64.s knows (TestSibArgsLayout).
+// layout fastbody_amd64.s knows (TestSibArgsLayout).
 type sibArgs struct {
 	data    *byte
-	dlen    int
-	end     int // content end: a part must end before it, a sibling at it
+	end     int // lim (see above): a part must end before it, a sibling at it
 	q       int // in: the first sibling's start; out: the end of the last taken
 	out     *byte
 	oo      int // in/out: the output offset
@@ -71,8 +88,7 @@ type sibArgs struct {
 	maxText int // the text of one sibling, all parts together
 	segs    *kernSeg
 	fix     *byte
-	pieces  *kernPiece
-	npiece  int
+	ops     *kernOp // nil: no output
 	pos     *int
 	masks   [2]uint64 // scratch: the stop masks of a block, by part kind
 }
@@ -81,12 +97,11 @@ type sibArgs struct {
 func (s *sibRec) compileKern(data []byte) {
 	k := &s.prog.kern
 	p := &s.prog
-	k.segs, k.fix, k.pieces = k.segs[:0], k.fix[:0], k.pieces[:0]
+	k.segs, k.fix, k.ops = k.segs[:0], k.fix[:0], k.ops[:0]
 	for i := range p.segs {
 		g := &p.segs[i]
 		fn := int(g.fn)
-		ks := kernSeg{off: int32(len(k.fix)), full: int32(fn / 32), remn: int32(fn % 32), pos: int32(8 * (2 + 2*i))}
-		ks.rem = uint32(uint64(1)<<(fn%32) - 1)
+		ks := kernSeg{off: int32(len(k.fix)), full: int32(fn / 32), remn: int32(fn % 32), pos: int32(8 * 2 * i)}
 		switch g.kind {
 		case evAttr:
 			ks.kind = kernAttr
@@ -96,60 +111,59 @@ func (s *sibRec) compileKern(data []byte) {
 			ks.kind = kernEnd
 		}
 		k.fix = append(k.fix, data[g.fs:int(g.fs)+fn]...)
-		for len(k.fix)%32 != 0 {
-			k.fix = append(k.fix, 0)
+		for len(k.fix)%32 != 0 || len(k.fix) == int(ks.off)+32*int(ks.full) {
+			k.fix = append(k.fix, 0) // the tail chunk, padded
+		}
+		for j := range 32 {
+			k.fix = append(k.fix, byte(-b2i(j < int(ks.remn)))) // its mask
 		}
 		k.segs = append(k.segs, ks)
 	}
-	k.fix = append(k.fix, make([]byte, 32)...) // a full chunk to load at any off
-	if len(p.tags) > 0 {
-		start := func(i int) int32 { return int32(2 + 2*i) }
-		end := func(i int) int32 { return int32(3 + 2*i) }
-		prev := kernPiece{ra: 0} // from the sibling's start
-		for ti := range p.tags {
-			t := &p.tags[ti]
-			first, n := int(t.first), int(t.n)
-			prev.rb, prev.ob = start(first), -t.back[0]
-			k.pieces = append(k.pieces, prev)
-			for j := range n {
-				x := int(t.perm[j]) & (simpleAttrs - 1)
-				k.pieces = append(k.pieces, kernPiece{ra: start(first + x), oa: -t.back[x], rb: end(first + x), ob: 1})
-			}
-			prev = kernPiece{ra: end(first + n - 1), oa: 1}
+	for ti := range p.tags {
+		t := &p.tags[ti]
+		first, n := int(t.first), int(t.n)
+		start := func(i int) int32 { return int32(8 * 2 * i) }
+		k.ops = append(k.ops, kernOp{kind: opSeek, p: start(first), c: -t.back[0]})
+		for j := range n {
+			x := int(t.perm[j]) & (simpleAttrs - 1)
+			k.ops = append(k.ops, kernOp{kind: opAttr, p: start(first + x), c: -t.back[x]})
 		}
-		prev.rb, prev.ob = 1, 0 // to the sibling's end
-		k.pieces = append(k.pieces, prev)
+		k.ops = append(k.ops, kernOp{kind: opRepair, p: start(first+n-1) + 8, c: 1})
 	}
-	if need := 2 + 2*len(k.segs); cap(k.pos) < need {
+	if len(k.ops) > 0 {
+		k.ops = append(k.ops, kernOp{kind: opEnd})
+	}
+	if need := 2 * len(k.segs); cap(k.pos) < need {
 		k.pos = make([]int, need)
 	}
-	k.pos = k.pos[:2+2*len(k.segs)]
+	k.pos = k.pos[:2*len(k.segs)]
 }
 
 // runGeneric is the kernel's definition (and its code where there is no
-// AVX2).
+// AVX2): it takes the siblings at data[q:] that repeat the record, at
+// most max, and writes their canonical form to out[oo:] (out's length is
+// its room) when emit and k has ops; it returns how many, where the last
+// ends and the output offset after it.
 func (k *sibKern) runGeneric(data []byte, q, end int, out []byte, oo, max, maxAttr, maxText int, emit bool) (sibs, in, o int) {
 	pos := k.pos
-	dlen := len(data)
+	lim := min(end, len(data)-kernSlack)
 	o = oo
-	for sibs < max {
+	for sibs < max && q < lim {
 		cur, text := q, 0
 		for i := range k.segs {
 			g := &k.segs[i]
 			f := int(g.off)
 			for range g.full {
-				if cur+32 > dlen || string(data[cur:cur+32]) != string(k.fix[f:f+32]) {
+				if cur >= lim || string(data[cur:cur+32]) != string(k.fix[f:f+32]) {
 					return sibs, q, o
 				}
 				cur, f = cur+32, f+32
 			}
-			if g.rem != 0 {
-				n := int(g.remn)
-				if cur+32 > dlen || string(data[cur:cur+n]) != string(k.fix[f:f+n]) {
-					return sibs, q, o
-				}
-				cur += n
+			n := int(g.remn)
+			if cur >= lim || string(data[cur:cur+n]) != string(k.fix[f:f+n]) {
+				return sibs, q, o
 			}
+			cur += n
 			if g.kind == kernEnd {
 				break
 			}
@@ -157,17 +171,12 @@ func (k *sibKern) runGeneric(data []byte, q, end int, out []byte, oo, max, maxAt
 			if g.kind == kernText {
 				class = stopText
 			}
-			// The first stop at or after cur, each byte looked at in a
-			// 64-byte block (of data's offsets) that is whole in data.
-			start := cur
-			for {
-				if cur&^63+64 > dlen || cur >= end {
-					return sibs, q, o
-				}
-				if stopClass[data[cur]]&class != 0 {
-					break
-				}
+			start := cur // the part: to the first stop at or after cur
+			for cur < lim && stopClass[data[cur]]&class == 0 {
 				cur++
+			}
+			if cur >= lim {
+				return sibs, q, o
 			}
 			if g.kind == kernAttr {
 				if cur-start > maxAttr {
@@ -178,24 +187,37 @@ func (k *sibKern) runGeneric(data []byte, q, end int, out []byte, oo, max, maxAt
 			}
 			pos[g.pos/8], pos[g.pos/8+1] = start, cur
 		}
-		if cur > end || text > maxText || cur+32 > dlen {
+		if cur > lim || text > maxText {
 			return sibs, q, o
 		}
-		if emit && len(k.pieces) > 0 {
+		if emit && len(k.ops) > 0 {
 			if o+(cur-q)+32 > len(out) {
 				return sibs, q, o
 			}
-			pos[0], pos[1] = q, cur
-			for _, p := range k.pieces {
-				a, b := pos[p.ra]+int(p.oa), pos[p.rb]+int(p.ob)
-				if b > a {
-					o += copy(out[o:], data[a:b])
+			copy(out[o:], data[q:cur])
+			w := 0 // the output's offset in the sibling
+			for _, op := range k.ops {
+				x := pos[op.p/8] + int(op.c)
+				switch op.kind {
+				case opSeek:
+					w = x - q
+				case opAttr:
+					w += copy(out[o+w:], data[x:pos[op.p/8+1]+1])
 				}
 			}
+			o += cur - q
 		}
 		sibs, q = sibs+1, cur
 	}
 	return sibs, q, o
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // kernRoom is the output buffer the kernel is given: a flush's worth
@@ -213,7 +235,7 @@ func (fb *fastBody) replayKern(s *sibRec, q int) int {
 	if max <= 0 || len(k.segs) == 0 {
 		return 0
 	}
-	emit := len(k.pieces) > 0 && fb.h != nil
+	emit := len(k.ops) > 0 && fb.h != nil
 	if emit {
 		fb.sync(q)
 		if cap(fb.out) < kernRoom {
