@@ -148,7 +148,7 @@ func (k *sibKern) runGeneric(data []byte, q, end int, out []byte, oo, max, maxAt
 	pos := k.pos
 	lim := min(end, len(data)-kernSlack)
 	o = oo
-	for sibs < max && q < lim {
+	for sibs < max {
 		cur, text := q, 0
 		for i := range k.segs {
 			g := &k.segs[i]
