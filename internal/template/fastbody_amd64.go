@@ -23,3 +23,38 @@ func scanBlocks(src []byte, t, a []uint64) {
 	_ = a[len(t)-1]
 	scanBlocksAVX2(&src[0], len(t), &t[0], &a[0])
 }
+
+// sibRunAVX2 is sibKern.runGeneric on the block a (fastbody_amd64.s).
+//
+//go:noescape
+func sibRunAVX2(a *sibArgs)
+
+// run takes the siblings at data[q:] that repeat the record, at most
+// max, and writes their canonical form to out[oo:] (out's length is its
+// room) when emit and k has pieces; it returns how many, where the last
+// ends and the output offset after it (sibKern.runGeneric, with AVX2
+// where the CPU has it).
+func (k *sibKern) run(data []byte, q, end int, out []byte, oo, max, maxAttr, maxText int, emit bool) (sibs, in, o int) {
+	if !haveAVX2 {
+		return k.runGeneric(data, q, end, out, oo, max, maxAttr, maxText, emit)
+	}
+	return k.runAVX2(data, q, end, out, oo, max, maxAttr, maxText, emit)
+}
+
+func (k *sibKern) runAVX2(data []byte, q, end int, out []byte, oo, max, maxAttr, maxText int, emit bool) (sibs, in, o int) {
+	if len(data) == 0 || len(k.segs) == 0 || max <= 0 {
+		return 0, q, oo
+	}
+	a := sibArgs{
+		data: &data[0], end: min(end, len(data)-kernSlack), q: q, oo: oo, ocap: len(out), max: max,
+		maxAttr: maxAttr, maxText: maxText, segs: &k.segs[0], fix: &k.fix[0], pos: &k.pos[0],
+	}
+	if emit && len(k.ops) > 0 {
+		if len(out) == 0 {
+			return 0, q, oo
+		}
+		a.out, a.ops = &out[0], &k.ops[0]
+	}
+	sibRunAVX2(&a)
+	return a.sibs, a.q, a.oo
+}

@@ -75,3 +75,290 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func sibRunAVX2(a *sibArgs)
+//
+// sibKern.runGeneric (fastbody_kern.go) on the block a: the siblings at
+// data[q:] that repeat the compiled record, at most max, each taken
+// whole or not at all, all before lim (a.end; fastbody_kern.go says why
+// every load and store is then in bounds). Its fixed segments are
+// compared 32 bytes at a time (VPCMPEQB against the padded copy, the
+// tail chunk VPXOR and VPTEST under its byte mask), each variable part
+// runs to its first stop byte (the classification of scanBlocksAVX2 of
+// its 64-byte block, both masks kept while the search stays in the
+// block, stopAttr or stopText by the part's kind), then the limits, then
+// the output: the sibling copied 32 bytes at a time, then the ops.
+// VEX encodings only, VZEROUPPER before RET (the note on the SSE/AVX
+// transition above).
+//
+// Registers: SI data, DI a, R8 the sibling's start, R9 the position,
+// R10 the segment or op, R11 the fixed bytes, a part's kind or the
+// output, R12 the text total or a copy's length, R13 siblings taken, R14
+// the 64-byte block (an offset in data, a multiple of 64) whose stop
+// masks are in A_MASKS, BX a part's start or a copy's source, AX CX DX
+// scratch. R14 is free in ABI0 (the ABI wrapper restores g); R15 is not
+// used (dynamic linking takes it).
+
+// sibArgs (TestSibArgsLayout)
+#define A_DATA 0
+#define A_END 8
+#define A_Q 16
+#define A_OUT 24
+#define A_OO 32
+#define A_OCAP 40
+#define A_MAX 48
+#define A_SIBS 56
+#define A_MAXATTR 64
+#define A_MAXTEXT 72
+#define A_SEGS 80
+#define A_FIX 88
+#define A_OPS 96
+#define A_POS 104
+#define A_MASKS 112
+// kernSeg
+#define S_OFF 0
+#define S_FULL 4
+#define S_REMN 8
+#define S_KIND 12
+#define S_POS 16
+#define S_SIZE 20
+// kernOp
+#define O_KIND 0
+#define O_P 4
+#define O_C 8
+#define O_SIZE 16
+
+// KHALF leaves in Y1 and Y2 0xff for each stopText and stopAttr byte of
+// the 32 bytes at off in the block at R14 (HALF's classification; the
+// class bits are below 0x80, so a class is present when the byte is
+// greater than zero as a signed byte: no inversion needed).
+#define KHALF(off) \
+	VMOVDQU off(SI)(R14*1), Y0 \
+	VPSRLW $4, Y0, Y1 \
+	VPAND Y10, Y0, Y0 \
+	VPAND Y10, Y1, Y1 \
+	VPSHUFB Y0, Y8, Y0 \
+	VPSHUFB Y1, Y9, Y1 \
+	VPAND Y0, Y1, Y0 \
+	VPAND Y11, Y0, Y1 \
+	VPAND Y12, Y0, Y2 \
+	VPCMPGTB Y13, Y1, Y1 \
+	VPCMPGTB Y13, Y2, Y2
+
+// COPY32 copies R12 bytes (at least 1) from BX to DX, 32 at a time,
+// writing and reading up to 31 bytes past them; DX ends past them.
+#define COPY32(label) \
+label: \
+	VMOVDQU (BX), Y0 \
+	VMOVDQU Y0, (DX) \
+	ADDQ $32, BX \
+	ADDQ $32, DX \
+	SUBQ $32, R12 \
+	JGT  label \
+	ADDQ R12, DX
+
+TEXT ·sibRunAVX2(SB), NOSPLIT, $0-8
+	MOVQ a+0(FP), DI
+	MOVQ A_DATA(DI), SI
+	VBROADCASTI128 scanLo<>(SB), Y8
+	VBROADCASTI128 scanHi<>(SB), Y9
+	VPBROADCASTB scanConst<>+0(SB), Y10 // nibble mask
+	VPBROADCASTB scanConst<>+1(SB), Y11 // stopText classes
+	VPBROADCASTB scanConst<>+2(SB), Y12 // stopAttr classes
+	VPXOR Y13, Y13, Y13
+	MOVQ A_Q(DI), R8
+	XORQ R13, R13
+	MOVQ $-128, R14 // no block classified
+
+sib:
+	CMPQ R13, A_MAX(DI)
+	JGE  ret
+	CMPQ R8, A_END(DI)
+	JGE  ret
+	MOVQ R8, R9
+	XORQ R12, R12
+	MOVQ A_SEGS(DI), R10
+
+	// A segment: its whole 32-byte chunks (most segments have none),
+	// then its tail chunk: the input XOR the fixed bytes, tested under
+	// the tail's byte mask (which may be empty). R9 is before lim here
+	// unless the segment has whole chunks (checked there).
+seg:
+	MOVLQSX S_OFF(R10), R11
+	ADDQ    A_FIX(DI), R11
+	MOVL    S_FULL(R10), CX
+	TESTL   CX, CX
+	JNZ     chunks
+
+tail:
+	VMOVDQU (SI)(R9*1), Y0
+	VPXOR   (R11), Y0, Y0
+	VPTEST  32(R11), Y0
+	JNZ     ret
+	MOVLQSX S_REMN(R10), CX
+	ADDQ    CX, R9
+	MOVL    S_KIND(R10), R11
+	CMPL    R11, $2
+	JEQ     sibend
+	MOVQ    R9, BX
+
+	// The part (kind R11) ends at the first stop byte of its kind at or
+	// after R9, found in the stop masks of the 64-byte block at R14
+	// (both kinds, in A_MASKS, computed once per block for all the
+	// siblings in it).
+find:
+	MOVQ R9, AX
+	SUBQ R14, AX
+	CMPQ AX, $64
+	JAE  far
+	MOVQ A_MASKS(DI)(R11*8), DX
+	MOVQ AX, CX
+	SHRQ CX, DX
+	TESTQ DX, DX
+	JZ   onward
+	BSFQ DX, DX
+	ADDQ DX, R9
+	CMPQ R9, A_END(DI)
+	JGE  ret
+	MOVQ R9, DX
+	SUBQ BX, DX
+	TESTL R11, R11
+	JNZ  textlen
+	CMPQ DX, A_MAXATTR(DI)
+	JGT  ret
+
+partend:
+	MOVQ    A_POS(DI), AX
+	MOVLQSX S_POS(R10), CX
+	MOVQ    BX, (AX)(CX*1)
+	MOVQ    R9, 8(AX)(CX*1)
+	ADDQ    $S_SIZE, R10
+	JMP     seg
+
+textlen:
+	ADDQ DX, R12
+	JMP  partend
+
+chunks:
+	CMPQ R9, A_END(DI)
+	JGE  ret
+	VMOVDQU   (SI)(R9*1), Y0
+	VPCMPEQB  (R11), Y0, Y0
+	VPMOVMSKB Y0, DX
+	CMPL      DX, $0xffffffff
+	JNE       ret
+	ADDQ $32, R9
+	ADDQ $32, R11
+	DECL CX
+	JNZ  chunks
+	CMPQ R9, A_END(DI)
+	JGE  ret
+	JMP  tail
+
+onward:
+	// No stop in the rest of the block: on at the next one.
+	LEAQ 64(R14), R9
+	CMPQ R9, A_END(DI)
+	JGE  ret
+	MOVQ R9, R14
+	JMP  classify
+
+far:
+	// Past the block: the next one (most often), else R9's.
+	CMPQ AX, $128
+	JAE  jump
+	ADDQ $64, R14
+	JMP  classify
+
+jump:
+	MOVQ R9, R14
+	ANDQ $-64, R14
+
+classify:
+	KHALF(0)
+	VPMOVMSKB Y1, AX
+	VPMOVMSKB Y2, DX
+	KHALF(32)
+	VPMOVMSKB Y1, CX
+	SHLQ $32, CX
+	ORQ  CX, AX
+	VPMOVMSKB Y2, CX
+	SHLQ $32, CX
+	ORQ  CX, DX
+	MOVQ DX, A_MASKS(DI)   // kernAttr
+	MOVQ AX, A_MASKS+8(DI) // kernText
+	JMP  find
+
+sibend:
+	CMPQ R9, A_END(DI)
+	JGT  ret
+	CMPQ R12, A_MAXTEXT(DI)
+	JGT  ret
+	MOVQ A_OPS(DI), R10
+	TESTQ R10, R10
+	JZ   take
+	// Room for the sibling's output (as long as its input) and slack.
+	MOVQ R9, R12
+	SUBQ R8, R12
+	MOVQ A_OO(DI), R11
+	LEAQ 32(R11)(R12*1), DX
+	CMPQ DX, A_OCAP(DI)
+	JGT  ret
+	// The sibling as it is, then the ops; R11 the sibling's output.
+	ADDQ A_OUT(DI), R11
+	LEAQ (SI)(R8*1), BX
+	MOVQ R11, DX
+	COPY32(bulk)
+	MOVQ A_POS(DI), AX
+
+op:
+	MOVLQSX O_P(R10), CX
+	MOVQ    (AX)(CX*1), BX
+	MOVLQSX O_C(R10), CX
+	ADDQ    CX, BX // x
+	MOVL    O_KIND(R10), CX
+	CMPL    CX, $1
+	JNE     notattr
+	// opAttr: data[x:end+1] at DX.
+	MOVLQSX O_P(R10), CX
+	MOVQ    8(AX)(CX*1), R12
+	INCQ    R12
+	SUBQ    BX, R12
+	ADDQ    SI, BX
+	COPY32(attr)
+	ADDQ $O_SIZE, R10
+	JMP  op
+
+notattr:
+	JGT repair
+	// opSeek: the output goes on at x.
+	LEAQ (R11)(BX*1), DX
+	SUBQ R8, DX
+	ADDQ $O_SIZE, R10
+	JMP  op
+
+repair:
+	CMPL CX, $3
+	JEQ  emitted
+	// opRepair: the input's 32 bytes at x over what the copies wrote
+	// past the tag's end (the bulk copy wrote them before).
+	VMOVDQU (SI)(BX*1), Y0
+	VMOVDQU Y0, (DX)
+	ADDQ $O_SIZE, R10
+	JMP  op
+
+emitted:
+	MOVQ R9, CX
+	SUBQ R8, CX
+	ADDQ CX, A_OO(DI)
+
+take:
+	INCQ R13
+	MOVQ R9, R8
+	JMP  sib
+
+ret:
+	MOVQ R8, A_Q(DI)
+	MOVQ R13, A_SIBS(DI)
+	VZEROUPPER
+	RET

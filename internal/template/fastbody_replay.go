@@ -179,6 +179,7 @@ type sibProg struct {
 	ok   bool
 	segs []sibSeg // one per variable part, then the fixed bytes after the last
 	tags []sibTag
+	kern sibKern // the same for the kernel (fastbody_kern.go)
 }
 
 // sibSeg is the fixed bytes data[fs:fs+fn] of the record, then a variable
@@ -221,6 +222,7 @@ func (s *sibRec) compile(data []byte) {
 		parts++
 	}
 	p.segs = append(p.segs, fixedSeg(data, pos, int(s.end), evTag, -1))
+	s.compileKern(data)
 	p.ok = true
 }
 
@@ -253,13 +255,22 @@ func (fb *fastBody) replay(q int) int {
 	if !s.prog.ok {
 		s.compile(data)
 	}
+	done := 0 // the end of the last subtree taken
+	if !r.on {
+		// Not recording (which needs each sibling's parts): the kernel
+		// takes the siblings it can, the loop below the rest.
+		if done = fb.replayKern(s, q); done != 0 {
+			if q = done; q+1 >= end || data[q] != '<' {
+				return done
+			}
+		}
+	}
 	segs := s.prog.segs
 	nv := len(segs) - 1
 	if cap(r.parts) < nv {
 		r.parts = make([]sibSpan, nv)
 	}
 	parts := r.parts[:nv]
-	done := 0 // the end of the last subtree taken
 	// The stop masks' window, held here: next moves it.
 	lo, wlen, win := fb.lo, fb.wlen, fb.win
 	for fb.elems+int(s.elems) <= lim.MaxElements {

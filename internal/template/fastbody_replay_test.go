@@ -225,3 +225,53 @@ func replays(t *testing.T, sc *xmlscan.Scanner, body string) int {
 	}
 	return fb.rec.replayed
 }
+
+// TestFastBodyKernLimits: on lists long enough for the sibling kernel
+// (fastbody_kern.go: it leaves the last 128 bytes of data to the replay
+// loop), the element count, a value's length and a sibling's text reach
+// the gate's limits at every item in turn; the fast body's verdict is
+// the gate's.
+func TestFastBodyKernLimits(t *testing.T) {
+	const items = 40
+	var list strings.Builder
+	for i := range items {
+		fmt.Fprintf(&list, `<r:I b="%d" a="x"><r:N>t%d</r:N></r:I>`, i%10, i%10)
+	}
+	// White space after the list: its last items are before the 128
+	// bytes the kernel leaves.
+	body := `<r:O xmlns:r="urn:r">` + list.String() + `</r:O>` + strings.Repeat(" ", 200)
+	handled := 0
+	for n := 1; n <= 2*items+4; n++ {
+		c := xmlscan.DefaultConfig()
+		c.Limits.MaxElements = 2 + n // the envelope's 3 elements, the list's
+		sc, err := xmlscan.NewScanner(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fastVersusGate(t, sc, body, nil) {
+			handled++
+		}
+	}
+	if handled == 0 {
+		t.Error("the list not handled under any element limit")
+	}
+	for i := range items {
+		long := strings.Replace(body, fmt.Sprintf(`<r:I b="%d" a="x"><r:N>t%d<`, i%10, i%10), fmt.Sprintf(`<r:I b="%d" a="%s"><r:N>t%dz<`, i%10, strings.Repeat("x", 61), i%10), 1)
+		long = strings.Replace(long, `</r:I>`, `</r:I >`, i) // the first i items walked, not replayed
+		for _, l := range []xmlscan.Limits{{MaxAttrValueLen: 60}, {MaxTextLen: 2}} {
+			c := xmlscan.DefaultConfig()
+			if l.MaxAttrValueLen != 0 {
+				c.Limits.MaxAttrValueLen = l.MaxAttrValueLen
+			} else {
+				c.Limits.MaxTextLen = l.MaxTextLen
+			}
+			sc, err := xmlscan.NewScanner(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fastVersusGate(t, sc, long, nil) {
+				t.Errorf("item %d over the limits %+v handled", i, l)
+			}
+		}
+	}
+}

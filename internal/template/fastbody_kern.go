@@ -1,0 +1,273 @@
+package template
+
+// The sibling kernel (issue 14): the replay of fastbody_replay.go run
+// over as many consecutive siblings as match in one call, without going
+// back to the walk between them. At 1 MiB of a markup-dense list the
+// walk's replay cost about 92 ns a sibling of ~76 bytes, twice the
+// SHA-256 of the same bytes; the kernel is a compare, a scan and a copy
+// per part. The record is compiled (sibKern) into its fixed segments,
+// padded to 32-byte chunks and compared 32 bytes at a time, its variable
+// parts (each ends at its first stop byte, fastbody_scan.go's classes,
+// which the next fixed segment must begin with), and how to write the
+// canonical form (kernOp): the input as it is, but each unsorted start
+// tag's attributes in the recorded canonical order. runGeneric is the
+// definition; sibRunAVX2 (amd64) computes the same results, checked by
+// TestSibKernDifferential and FuzzSibKern.
+//
+// Every read and write stays in bounds by construction. The kernel
+// works before lim = min(end, len(data)-128): a sibling starts before
+// it, a fixed chunk is compared only when it starts before it, a part
+// ends before it and a sibling ends at it at the latest. So a 32-byte
+// load at a sibling's start, a part's end or a fixed segment's tail
+// (both less than 32 bytes after one of those) is in data, and so are
+// the 64-byte blocks the AVX2 kernel classifies (that of a position
+// before lim+32, or the next one of a block the search went through
+// before lim), and the reads up to 31 bytes past a sibling's end of the
+// 32-byte copies. The output has 32 bytes of slack. The siblings the
+// kernel leaves (the last ones before the end of data, or a mismatch)
+// are for the replay loop, which decides with the same rules.
+
+const (
+	kernAttr = iota // the part is an attribute value: it ends at a stopAttr byte
+	kernText        // character data: it ends at a stopText byte
+	kernEnd         // no part: the last segment
+)
+
+// kernSlack is how far before the end of data the kernel stops.
+const kernSlack = 128
+
+// kernSeg is a fixed segment and the part after it. Its layout is
+// known to fastbody_amd64.s (TestSibArgsLayout).
+type kernSeg struct {
+	// The fixed bytes are at fix[off:]: full whole 32-byte chunks, then
+	// the tail chunk of remn bytes (0 to 31) padded with zeros, then its
+	// mask (0xff for each of the remn bytes).
+	off  int32
+	full int32
+	remn int32
+	kind int32 // kernAttr, kernText, kernEnd
+	pos  int32 // byte offset in pos of the part's start (its end is next)
+}
+
+// kernOp is a step of a sibling's canonical form, which starts as a copy
+// of its input; x is pos[p/8]+c, pos holding each part's start and end
+// (kernSeg.pos). Layout known to fastbody_amd64.s.
+type kernOp struct {
+	kind int32 // opSeek, opAttr, opRepair, opEnd
+	p, c int32
+	_    int32
+}
+
+const (
+	opSeek   = iota // the output goes on at the sibling's offset x: a tag's first attribute
+	opAttr          // copy the attribute data[x:pos[p/8+1]+1] (space, name, value, quote)
+	opRepair        // the tag's end is at x: the 32-byte copies wrote past it, write the input back there
+	opEnd
+)
+
+// sibKern is a sibling record compiled for the kernel.
+type sibKern struct {
+	segs []kernSeg
+	fix  []byte
+	ops  []kernOp // none: the output is the input as it is
+	pos  []int
+}
+
+// sibArgs are the kernel's arguments and results, in one block whose
+// layout fastbody_amd64.s knows (TestSibArgsLayout).
+type sibArgs struct {
+	data    *byte
+	end     int // lim (see above): a part must end before it, a sibling at it
+	q       int // in: the first sibling's start; out: the end of the last taken
+	out     *byte
+	oo      int // in/out: the output offset
+	ocap    int
+	max     int // siblings at most
+	sibs    int // out: siblings taken
+	maxAttr int
+	maxText int // the text of one sibling, all parts together
+	segs    *kernSeg
+	fix     *byte
+	ops     *kernOp // nil: no output
+	pos     *int
+	masks   [2]uint64 // scratch: the stop masks of a block, by part kind
+}
+
+// compileKern builds the kernel program of s (s.prog compiled).
+func (s *sibRec) compileKern(data []byte) {
+	k := &s.prog.kern
+	p := &s.prog
+	k.segs, k.fix, k.ops = k.segs[:0], k.fix[:0], k.ops[:0]
+	for i := range p.segs {
+		g := &p.segs[i]
+		fn := int(g.fn)
+		ks := kernSeg{off: int32(len(k.fix)), full: int32(fn / 32), remn: int32(fn % 32), pos: int32(8 * 2 * i)}
+		switch g.kind {
+		case evAttr:
+			ks.kind = kernAttr
+		case evText:
+			ks.kind = kernText
+		default:
+			ks.kind = kernEnd
+		}
+		k.fix = append(k.fix, data[g.fs:int(g.fs)+fn]...)
+		for len(k.fix)%32 != 0 || len(k.fix) == int(ks.off)+32*int(ks.full) {
+			k.fix = append(k.fix, 0) // the tail chunk, padded
+		}
+		for j := range 32 {
+			k.fix = append(k.fix, byte(-b2i(j < int(ks.remn)))) // its mask
+		}
+		k.segs = append(k.segs, ks)
+	}
+	for ti := range p.tags {
+		t := &p.tags[ti]
+		first, n := int(t.first), int(t.n)
+		start := func(i int) int32 { return int32(8 * 2 * i) }
+		k.ops = append(k.ops, kernOp{kind: opSeek, p: start(first), c: -t.back[0]})
+		for j := range n {
+			x := int(t.perm[j]) & (simpleAttrs - 1)
+			k.ops = append(k.ops, kernOp{kind: opAttr, p: start(first + x), c: -t.back[x]})
+		}
+		k.ops = append(k.ops, kernOp{kind: opRepair, p: start(first+n-1) + 8, c: 1})
+	}
+	if len(k.ops) > 0 {
+		k.ops = append(k.ops, kernOp{kind: opEnd})
+	}
+	if need := 2 * len(k.segs); cap(k.pos) < need {
+		k.pos = make([]int, need)
+	}
+	k.pos = k.pos[:2*len(k.segs)]
+}
+
+// runGeneric is the kernel's definition (and its code where there is no
+// AVX2): it takes the siblings at data[q:] that repeat the record, at
+// most max, and writes their canonical form to out[oo:] (out's length is
+// its room) when emit and k has ops; it returns how many, where the last
+// ends and the output offset after it.
+func (k *sibKern) runGeneric(data []byte, q, end int, out []byte, oo, max, maxAttr, maxText int, emit bool) (sibs, in, o int) {
+	pos := k.pos
+	lim := min(end, len(data)-kernSlack)
+	o = oo
+	for sibs < max {
+		cur, text := q, 0
+		for i := range k.segs {
+			g := &k.segs[i]
+			f := int(g.off)
+			for range g.full {
+				if cur >= lim || string(data[cur:cur+32]) != string(k.fix[f:f+32]) {
+					return sibs, q, o
+				}
+				cur, f = cur+32, f+32
+			}
+			n := int(g.remn)
+			if cur >= lim || string(data[cur:cur+n]) != string(k.fix[f:f+n]) {
+				return sibs, q, o
+			}
+			cur += n
+			if g.kind == kernEnd {
+				break
+			}
+			class := uint8(stopAttr)
+			if g.kind == kernText {
+				class = stopText
+			}
+			start := cur // the part: to the first stop at or after cur
+			for cur < lim && stopClass[data[cur]]&class == 0 {
+				cur++
+			}
+			if cur >= lim {
+				return sibs, q, o
+			}
+			if g.kind == kernAttr {
+				if cur-start > maxAttr {
+					return sibs, q, o
+				}
+			} else {
+				text += cur - start
+			}
+			pos[g.pos/8], pos[g.pos/8+1] = start, cur
+		}
+		if cur > lim || text > maxText {
+			return sibs, q, o
+		}
+		if emit && len(k.ops) > 0 {
+			if o+(cur-q)+32 > len(out) {
+				return sibs, q, o
+			}
+			copy(out[o:], data[q:cur])
+			w := 0 // the output's offset in the sibling
+			for _, op := range k.ops {
+				x := pos[op.p/8] + int(op.c)
+				switch op.kind {
+				case opSeek:
+					w = x - q
+				case opAttr:
+					w += copy(out[o+w:], data[x:pos[op.p/8+1]+1])
+				}
+			}
+			o += cur - q
+		}
+		sibs, q = sibs+1, cur
+	}
+	return sibs, q, o
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// kernRoom is the output buffer the kernel is given: a flush's worth
+// and as much again, so that it stops for room about once a flush.
+const kernRoom = 2*fastFlush + 4096
+
+// replayKern takes with the kernel the siblings at q that repeat s, and
+// returns the end of the last, or 0. The output (when the record has
+// start tags to reorder) goes to fb.out, hashed a flush at a time; else
+// the input is the output, left for sync.
+func (fb *fastBody) replayKern(s *sibRec, q int) int {
+	k := &s.prog.kern
+	lim := fb.lim
+	max := (lim.MaxElements - fb.elems) / int(s.elems)
+	if max <= 0 || len(k.segs) == 0 {
+		return 0
+	}
+	emit := len(k.ops) > 0 && fb.h != nil
+	if emit {
+		fb.sync(q)
+		if cap(fb.out) < kernRoom {
+			fb.out = append(make([]byte, 0, kernRoom), fb.out...)
+		}
+	}
+	done := 0
+	for {
+		var out []byte
+		if emit {
+			out = fb.out[:cap(fb.out)]
+		}
+		n, in, o := k.run(fb.data, q, fb.end, out, len(fb.out), max, lim.MaxAttrValueLen, lim.MaxTextLen, emit)
+		if n == 0 {
+			return done
+		}
+		fb.elems += n * int(s.elems)
+		fb.rec.replayed += n
+		max -= n
+		done, q = in, in
+		if !emit {
+			if fb.h == nil {
+				fb.mark = in // check only
+			}
+			return done
+		}
+		fb.out, fb.mark = out[:o], in
+		// Full enough to have stopped for room: hash it and go on.
+		again := len(fb.out) >= fastFlush && max > 0
+		fb.flush()
+		if !again {
+			return done
+		}
+	}
+}
