@@ -122,9 +122,9 @@ func swaEncMessages(b *testing.B) *swaEncSet {
 func BenchmarkSwAEncryptedVsFloor(b *testing.B) {
 	bs := swaEncMessages(b)
 	type row struct {
-		m                    *swaEncMsg
-		domNs, flrNs, ratio  float64
-		allocs, bytes, flrAl float64
+		m *swaEncMsg
+		floorFigures
+		flrAl float64
 	}
 	var rows []row
 	for _, m := range bs.msgs {
@@ -176,14 +176,7 @@ func BenchmarkSwAEncryptedVsFloor(b *testing.B) {
 				floor()
 				flrT += threadCPU() - t1
 			}
-			r.domNs = float64(domT.Nanoseconds()) / float64(b.N)
-			r.flrNs = float64(flrT.Nanoseconds()) / float64(b.N)
-			r.ratio = r.domNs / r.flrNs
-			b.ReportMetric(r.domNs, "ns/op")
-			b.ReportMetric(r.allocs, "allocs/op")
-			b.ReportMetric(r.bytes, "B/op")
-			b.ReportMetric(r.flrNs, "floor-ns/op")
-			b.ReportMetric(r.ratio, "x-floor")
+			r.report(b, domT, flrT)
 			rows = append(rows, r)
 		})
 	}
