@@ -168,8 +168,8 @@ type sibProg struct {
 	// offsets into it): a record learnt from one message is compared
 	// with another's bytes, never read from the old buffer (fastbody_memo.go).
 	fixed []byte
-	tags []sibTag
-	kern sibKern // the same for the kernel (fastbody_kern.go)
+	tags  []sibTag
+	kern  sibKern // the same for the kernel (fastbody_kern.go)
 }
 
 // sibSeg is the fixed bytes fixed[fs:fs+fn] of the record, then a variable
