@@ -195,8 +195,10 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 			if p = fb.replay(q); p != 0 {
 				continue
 			}
-			out0, mark0 := len(fb.out), fb.mark
-			fb.memo.spills = fb.spills
+			var out0, mark0 int
+			if first {
+				out0, mark0, fb.memo.spills = len(fb.out), fb.mark, fb.spills
+			}
 			if p, ok = fb.simpleTag(q, end); p == 0 {
 				fb.rec.on = false // a subtree of simple tags only is recorded
 				if p, ok = fb.startTag(q, end); ok && first {
