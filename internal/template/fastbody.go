@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/wssgw/wssgw/internal/c14n"
@@ -38,6 +39,11 @@ type fastCtx struct {
 	elements int // elements outside the Body content
 	nsDecls  int // namespace declarations outside the Body content
 	plain    plainKind
+
+	// memo: what an accepted message taught (fastbody_memo.go),
+	// immutable once published; misses counts the runs it did not fit.
+	memo   atomic.Pointer[fastMemo]
+	misses atomic.Uint32
 }
 
 // nsb is a namespace binding; the default namespace has prefix "".
@@ -109,6 +115,8 @@ type fastBody struct {
 	spaces          [][]byte   // the namespaces of open elements
 	kinds           int32      // fastOpen.kind given out
 	rec             recorder   // sibling replay (fastbody_replay.go)
+	memo            memoState  // the template's memo (fastbody_memo.go)
+	spills          int        // hash writes of out
 }
 
 const fastFlush = 16 << 10
@@ -128,6 +136,7 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 	fb.shapes = fb.shapes[:0] // offsets into the last data
 	fb.spaces, fb.kinds = fb.spaces[:0], 0
 	fb.rec.reset()
+	fb.memoStart()
 	for _, n := range fb.only {
 		fb.onlyLens |= 1 << min(len(n.Local), 63)
 	}
@@ -177,12 +186,24 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 		case '!', '?':
 			return false // comment, CDATA, PI: the gate's Document decides
 		default:
+			first := fb.kinds == 0 && fb.firstTag()
+			if first && fb.memo.m != nil {
+				if p = fb.memoTag(q); p != 0 {
+					continue
+				}
+			}
 			if p = fb.replay(q); p != 0 {
 				continue
 			}
+			var out0, mark0 int
+			if first {
+				out0, mark0, fb.memo.spills = len(fb.out), fb.mark, fb.spills
+			}
 			if p, ok = fb.simpleTag(q, end); p == 0 {
 				fb.rec.on = false // a subtree of simple tags only is recorded
-				p, ok = fb.startTag(q, end)
+				if p, ok = fb.startTag(q, end); ok && first {
+					fb.memoSeen(q, p, out0, mark0)
+				}
 			}
 		}
 		if !ok {
@@ -197,6 +218,7 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 	}
 	fb.sync(end)
 	fb.spill()
+	fb.memoEnd()
 	return true
 }
 
@@ -230,6 +252,7 @@ func (fb *fastBody) syncLong(x int) {
 
 //go:noinline
 func (fb *fastBody) spill() {
+	fb.spills++
 	if fb.h != nil {
 		fb.h.Write(fb.out)
 	}

@@ -94,7 +94,7 @@ type sibArgs struct {
 }
 
 // compileKern builds the kernel program of s (s.prog compiled).
-func (s *sibRec) compileKern(data []byte) {
+func (s *sibRec) compileKern() {
 	k := &s.prog.kern
 	p := &s.prog
 	k.segs, k.fix, k.ops = k.segs[:0], k.fix[:0], k.ops[:0]
@@ -110,7 +110,7 @@ func (s *sibRec) compileKern(data []byte) {
 		default:
 			ks.kind = kernEnd
 		}
-		k.fix = append(k.fix, data[g.fs:int(g.fs)+fn]...)
+		k.fix = append(k.fix, p.fixed[g.fs:int(g.fs)+fn]...)
 		for len(k.fix)%32 != 0 || len(k.fix) == int(ks.off)+32*int(ks.full) {
 			k.fix = append(k.fix, 0) // the tail chunk, padded
 		}

@@ -157,20 +157,6 @@ func (fb *fastBody) recEnd(end int) {
 	}
 }
 
-// sameAt reports whether data[i:i+n] equals data[j:j+n], word by word.
-func sameAt(data []byte, i, j, n int) bool {
-	for n >= 8 {
-		if binary.LittleEndian.Uint64(data[i:]) != binary.LittleEndian.Uint64(data[j:]) {
-			return false
-		}
-		i, j, n = i+8, j+8, n-8
-	}
-	if n == 0 {
-		return true
-	}
-	return eqAt(data, i, j, n)
-}
-
 // sibProg is a record compiled for replay: the fixed bytes between its
 // variable parts, the first 32 of each held as words so that a sibling's
 // are compared in two loads (four past 16 bytes, the rest against the
@@ -178,11 +164,15 @@ func sameAt(data []byte, i, j, n int) bool {
 type sibProg struct {
 	ok   bool
 	segs []sibSeg // one per variable part, then the fixed bytes after the last
-	tags []sibTag
-	kern sibKern // the same for the kernel (fastbody_kern.go)
+	// fixed is the record's bytes, its own copy (the segments' fs are
+	// offsets into it): a record learnt from one message is compared
+	// with another's bytes, never read from the old buffer (fastbody_memo.go).
+	fixed []byte
+	tags  []sibTag
+	kern  sibKern // the same for the kernel (fastbody_kern.go)
 }
 
-// sibSeg is the fixed bytes data[fs:fs+fn] of the record, then a variable
+// sibSeg is the fixed bytes fixed[fs:fs+fn] of the record, then a variable
 // part of kind (evAttr, evText) or none (evTag: the last segment).
 type sibSeg struct {
 	w, m   [4]uint64 // the first 32 fixed bytes as words, and masks of them
@@ -204,6 +194,7 @@ type sibTag struct {
 func (s *sibRec) compile(data []byte) {
 	p := &s.prog
 	p.segs, p.tags = p.segs[:0], p.tags[:0]
+	p.fixed = append(p.fixed[:0], data[s.start:s.end]...)
 	pos := int(s.start)
 	parts := 0
 	for i := range s.evs {
@@ -217,19 +208,19 @@ func (s *sibRec) compile(data []byte) {
 			p.tags = append(p.tags, t)
 			continue
 		}
-		p.segs = append(p.segs, fixedSeg(data, pos, int(e.s), e.kind, int32(i)))
+		p.segs = append(p.segs, fixedSeg(data, int(s.start), pos, int(e.s), e.kind, int32(i)))
 		pos = int(e.e)
 		parts++
 	}
-	p.segs = append(p.segs, fixedSeg(data, pos, int(s.end), evTag, -1))
-	s.compileKern(data)
+	p.segs = append(p.segs, fixedSeg(data, int(s.start), pos, int(s.end), evTag, -1))
+	s.compileKern()
 	p.ok = true
 }
 
 // fixedSeg is the segment of the fixed bytes data[s:e], then a part of
-// kind whose event is ev.
-func fixedSeg(data []byte, s, e int, kind uint8, ev int32) sibSeg {
-	g := sibSeg{fs: int32(s), fn: int32(e - s), kind: kind, ev: ev}
+// kind whose event is ev; the record starts at base.
+func fixedSeg(data []byte, base, s, e int, kind uint8, ev int32) sibSeg {
+	g := sibSeg{fs: int32(s - base), fn: int32(e - s), kind: kind, ev: ev}
 	for k := range min(e-s, 32) {
 		g.w[k/8] |= uint64(data[s+k]) << (8 * (k % 8))
 		g.m[k/8] |= 0xff << (8 * (k % 8))
@@ -241,7 +232,7 @@ func fixedSeg(data []byte, s, e int, kind uint8, ev int32) sibSeg {
 // the one recorded at its depth, and the siblings right after it that
 // repeat it too; it returns the end of the last, or 0 (nothing done: the
 // walk goes on tag by tag).
-func (fb *fastBody) replay(q int) int {
+func (fb *fastBody) replayRec(q int) int {
 	r := &fb.rec
 	d := len(fb.open)
 	if d >= len(r.sibs) {
@@ -265,7 +256,7 @@ func (fb *fastBody) replay(q int) int {
 			}
 		}
 	}
-	segs := s.prog.segs
+	segs, fixed := s.prog.segs, s.prog.fixed
 	nv := len(segs) - 1
 	if cap(r.parts) < nv {
 		r.parts = make([]sibSpan, nv)
@@ -286,10 +277,10 @@ func (fb *fastBody) replay(q int) int {
 				if fn > 16 {
 					x |= (binary.LittleEndian.Uint64(data[cur+16:])^g.w[2])&g.m[2] | (binary.LittleEndian.Uint64(data[cur+24:])^g.w[3])&g.m[3]
 				}
-				if x != 0 || fn > 32 && (cur+fn > len(data) || !sameAt(data, cur+32, int(g.fs)+32, fn-32)) {
+				if x != 0 || fn > 32 && (cur+fn > len(data) || string(data[cur+32:cur+fn]) != string(fixed[g.fs+32:int(g.fs)+fn])) {
 					return done
 				}
-			} else if cur+fn > len(data) || !sameAt(data, cur, int(g.fs), fn) {
+			} else if cur+fn > len(data) || string(data[cur:cur+fn]) != string(fixed[g.fs:int(g.fs)+fn]) {
 				return done
 			}
 			cur += fn

@@ -234,6 +234,10 @@ func FuzzFastBody(f *testing.F) {
 			s = tight
 		}
 		fastVersusGate(t, s, body, fastPrefixLists[int(pl&3)])
+		// The template's memo (fastbody_memo.go): taught by the body,
+		// and a teacher's record offered to the body as a first item.
+		memoVersusFresh(t, s, body, body, fastPrefixLists[int(pl&3)])
+		memoVersusFresh(t, s, memoTeacher, memoOpen+body+memoClose, fastPrefixLists[int(pl&3)])
 	})
 }
 

@@ -1,0 +1,234 @@
+package template
+
+import (
+	"slices"
+
+	"github.com/wssgw/wssgw/internal/xmlscan"
+)
+
+// The per-template memo of the fast body (issue 14). A callgrind account
+// of a 4 KiB hit found ~7,500 instructions a message spent on what is the
+// same for every message of one template: the Body's first start tag
+// (<m:Order xmlns:m="...">, through startTag), the first list item walked
+// tag by tag and recorded, and its sibling program compiled. The memo
+// keeps them, learnt from a message the fast pass accepted, on the
+// template's fastCtx, and a later message uses them only where its bytes
+// equal them:
+//
+//   - The first start tag: its bytes, its canonical form and what it
+//     adds to the state. startTag's decisions depend only on the tag's
+//     bytes and on the state at the first element of the Body, which is
+//     the fastCtx's (scope, rendered, counts), the Limits and the
+//     ElementOnly names, all held in the memo or compared with it. So a
+//     message whose first start tag is byte for byte the memo's gets the
+//     same decisions and output.
+//   - The record of the list items under that element (depth 2, parent
+//     kind 1): installed (a copy) before the element's first child, so
+//     that the first item is replayed as the others, the replay comparing
+//     every fixed byte against the record's own copy of them and checking
+//     each variable part as it does for any sibling. The namespace context
+//     of the record (in-scope and rendered bindings, parent's prefix,
+//     namespace and kind, depth) is the one the memo's first tag makes, so
+//     the record applies only under an element the memo opened.
+//
+// A published memo is never written: runs copy out of it (sibRec.copyFrom)
+// and a new one replaces it whole (atomic.Pointer on fastCtx).
+
+// fastMemo is what one accepted message taught about its template.
+type fastMemo struct {
+	lim   xmlscan.Limits
+	only  []xmlscan.Name
+	tag   []byte // the first start tag, '<' to '>'
+	canon []byte // its canonical form
+	scope []nsb  // the bindings it declares
+	rend  []nsb  // those its canonical form renders
+	space []byte // its namespace
+	decls int    // namespace declarations on it
+	qn    int32  // its name's length
+	pn    int32  // its prefix's length
+	rec   sibRec // the record under it (kind 0: none)
+}
+
+// memoRepublish: a template whose messages do not match its memo gets
+// the memo of one accepted message in this many misses (a bound on the
+// allocations a varying first item costs).
+const memoRepublish = 64
+
+// memoState is a run's use of the memo.
+type memoState struct {
+	m         *fastMemo // the template's, when the limits and names are this run's
+	hit       bool      // the first start tag was the memo's
+	installed bool      // the record was offered to the first child
+	used      bool      // and it replayed that child
+	// The first start tag as this run's startTag took it (q < 0: none),
+	// kept for a memo: its canonical form and the bindings it added.
+	q, p   int
+	canon  []byte
+	scope  []nsb
+	rend   []nsb
+	qn, pn int32
+	spills int // fastBody.spills before it
+}
+
+// memoStart loads the template's memo for a run.
+func (fb *fastBody) memoStart() {
+	ms := &fb.memo
+	ms.m, ms.hit, ms.installed, ms.used, ms.q = nil, false, false, false, -1
+	if m := fb.ctx.memo.Load(); m != nil && m.lim == *fb.lim && slices.Equal(m.only, fb.only) {
+		ms.m = m
+	}
+}
+
+// firstTag reports whether the start tag the walk is at is the Body's
+// first element: the state is the fastCtx's.
+func (fb *fastBody) firstTag() bool {
+	return fb.kinds == 0 && len(fb.open) == 1 && fb.elems == fb.ctx.elements
+}
+
+// memoTag takes the Body's first start tag at q when it is the memo's,
+// byte for byte, and returns its end (0: not taken).
+func (fb *fastBody) memoTag(q int) int {
+	m := fb.memo.m
+	n := len(m.tag)
+	if q+n > fb.end || string(fb.data[q:q+n]) != string(m.tag) {
+		return 0
+	}
+	lim := fb.lim
+	// The same checks as startTag's, on the same counts: they passed.
+	if fb.elems+1 > lim.MaxElements || fb.ctx.depth+1 > lim.MaxDepth || fb.decl+m.decls > lim.MaxNSDecls {
+		return 0
+	}
+	fb.elems++
+	fb.tops++
+	fb.decl += m.decls
+	fb.kinds = 1
+	fb.open = append(fb.open, fastOpen{
+		space: int32(len(fb.spaces)), qs: int32(q + 1), qn: m.qn, pn: m.pn,
+		scope: int32(len(fb.scope)), rendered: int32(len(fb.rend)), kind: 1, known: true,
+	})
+	fb.scope = append(fb.scope, m.scope...)
+	fb.rend = append(fb.rend, m.rend...)
+	fb.spaces = append(fb.spaces, m.space)
+	fb.rec.on = false
+	fb.sync(q)
+	fb.out = append(fb.out, m.canon...)
+	fb.mark = q + n
+	fb.flush()
+	fb.memo.hit, fb.memo.q, fb.memo.p = true, q, q+n
+	return q + n
+}
+
+// memoSeen keeps what startTag did with the Body's first start tag
+// data[q:p], its output beginning at out (before it) and mark0 (mark
+// before it): the canonical form and the bindings, copied, for a memo.
+func (fb *fastBody) memoSeen(q, p, out0, mark0 int) {
+	ms := &fb.memo
+	if fb.h == nil || len(fb.open) != 2 || fb.spills != ms.spills || p-q > 4096 {
+		return // check only, an empty element, or the output hashed
+	}
+	o := &fb.open[1]
+	if fb.mark == p {
+		at := out0 + q - mark0
+		if at > len(fb.out) {
+			return
+		}
+		ms.canon = append(ms.canon[:0], fb.out[at:]...)
+	} else {
+		ms.canon = append(ms.canon[:0], fb.data[q:p]...)
+	}
+	ms.scope = append(ms.scope[:0], fb.scope[o.scope:]...)
+	ms.rend = append(ms.rend[:0], fb.rend[o.rendered:]...)
+	ms.q, ms.p, ms.qn, ms.pn = q, p, o.qn, o.pn
+}
+
+// replay is replayRec, but at the first child of the element the memo
+// opened, whose namespace context is the memo's record's, it first
+// installs a copy of that record (when nothing is recorded there).
+func (fb *fastBody) replay(q int) int {
+	ms := &fb.memo
+	if !ms.hit || ms.installed || len(fb.open) != 2 {
+		return fb.replayRec(q)
+	}
+	ms.installed = true
+	r := &fb.rec
+	for len(r.sibs) <= 2 {
+		r.sibs = append(r.sibs, sibRec{})
+	}
+	if m := ms.m; m.rec.kind == 1 && r.sibs[2].kind == 0 && fb.open[1].kind == 1 {
+		r.sibs[2].copyFrom(&m.rec)
+	}
+	p := fb.replayRec(q)
+	ms.used = p != 0
+	return p
+}
+
+// memoEnd publishes, after an accepted run, this run's memo when the
+// template has none, or in memoRepublish runs that missed it.
+func (fb *fastBody) memoEnd() {
+	ms := &fb.memo
+	if ms.q < 0 {
+		return
+	}
+	if cur := fb.ctx.memo.Load(); cur != nil {
+		hasRec := len(fb.rec.sibs) > 2 && fb.rec.sibs[2].kind == 1
+		if ms.hit && (ms.used || !hasRec) {
+			return
+		}
+		if fb.ctx.misses.Add(1)%memoRepublish != 0 {
+			return
+		}
+	}
+	fb.ctx.memo.Store(fb.newMemo())
+}
+
+// newMemo is a memo of this run's first start tag and the record under
+// it, all copied.
+func (fb *fastBody) newMemo() *fastMemo {
+	ms := &fb.memo
+	data := fb.data
+	m := &fastMemo{lim: *fb.lim, only: slices.Clone(fb.only), tag: slices.Clone(data[ms.q:ms.p])}
+	canon, scope, rend := ms.canon, ms.scope, ms.rend
+	m.qn, m.pn = ms.qn, ms.pn
+	if ms.hit {
+		// The first tag was the memo's: its parts (read only).
+		canon, scope, rend = ms.m.canon, ms.m.scope, ms.m.rend
+		m.qn, m.pn = ms.m.qn, ms.m.pn
+	}
+	m.canon = slices.Clone(canon)
+	for _, b := range scope {
+		m.scope = append(m.scope, nsb{slices.Clone(b.prefix), slices.Clone(b.uri)})
+		m.decls++
+	}
+	for _, b := range rend {
+		m.rend = append(m.rend, nsb{slices.Clone(b.prefix), slices.Clone(b.uri)})
+	}
+	m.space = slices.Clone(fb.spaces[0])
+	if len(fb.rec.sibs) > 2 {
+		if s := &fb.rec.sibs[2]; s.kind == 1 {
+			if !s.prog.ok {
+				s.compile(data)
+			}
+			m.rec.copyFrom(s)
+		}
+	}
+	return m
+}
+
+// copyFrom makes s a copy of the compiled record m, in s's own buffers.
+func (s *sibRec) copyFrom(m *sibRec) {
+	s.kind, s.start, s.end, s.elems = m.kind, m.start, m.end, m.elems
+	s.evs = append(s.evs[:0], m.evs...)
+	p, mp := &s.prog, &m.prog
+	p.segs = append(p.segs[:0], mp.segs...)
+	p.tags = append(p.tags[:0], mp.tags...)
+	p.fixed = append(p.fixed[:0], mp.fixed...)
+	k, mk := &p.kern, &mp.kern
+	k.segs = append(k.segs[:0], mk.segs...)
+	k.fix = append(k.fix[:0], mk.fix...)
+	k.ops = append(k.ops[:0], mk.ops...)
+	if need := 2 * len(k.segs); cap(k.pos) < need {
+		k.pos = make([]int, need)
+	}
+	k.pos = k.pos[:2*len(k.segs)]
+	p.ok = true
+}
