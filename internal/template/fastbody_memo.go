@@ -54,6 +54,12 @@ type fastMemo struct {
 // allocations a varying first item costs).
 const memoRepublish = 64
 
+// memoMaxRecord bounds the record a memo keeps (its bytes, text
+// included): a memo lives as long as its template, outside the pooled
+// runs, so what it holds must not follow the size of the items a sender
+// chose. A list item of a few hundred bytes is the case it is for.
+const memoMaxRecord = 4096
+
 // memoState is a run's use of the memo.
 type memoState struct {
 	m         *fastMemo // the template's, when the limits and names are this run's
@@ -204,7 +210,7 @@ func (fb *fastBody) newMemo() *fastMemo {
 	}
 	m.space = slices.Clone(fb.spaces[0])
 	if len(fb.rec.sibs) > 2 {
-		if s := &fb.rec.sibs[2]; s.kind == 1 {
+		if s := &fb.rec.sibs[2]; s.kind == 1 && s.end-s.start <= memoMaxRecord {
 			if !s.prog.ok {
 				s.compile(data)
 			}

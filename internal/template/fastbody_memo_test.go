@@ -109,6 +109,22 @@ func TestFastBodyMemo(t *testing.T) {
 			t.Fatal("the memo changed, or it is not used")
 		}
 	})
+	t.Run("ok/large-items-not-kept", func(t *testing.T) {
+		// A memo outlives the run: an item larger than memoMaxRecord
+		// is not copied into it (the first tag still is).
+		big := `<r:I sku="S-1" qty="2"><r:N>` + strings.Repeat("n", memoMaxRecord) + `</r:N></r:I>`
+		ctx := memoCtx(t, sc, nil)
+		data := []byte(fastHead + memoOpen + big + big + big + memoClose + fastTail)
+		lim := sc.Limits()
+		fb := &fastBody{only: xmlscan.DefaultConfig().ElementOnly}
+		if !fb.run(data, len(fastHead), len(data)-len(fastTail), ctx, &lim, &bufHash{}) {
+			t.Fatal("teacher not handled")
+		}
+		m := ctx.memo.Load()
+		if m == nil || string(m.tag) != memoOpen || m.rec.kind != 0 || len(m.rec.prog.fixed) != 0 {
+			t.Fatalf("memo kept a record of %d bytes", len(m.rec.prog.fixed))
+		}
+	})
 	t.Run("ok/hit", func(t *testing.T) {
 		student := memoOpen + memoItem + `<r:I sku="S-22" qty="17"><r:N>other note</r:N></r:I>` + strings.Repeat(memoItem, 3) + memoClose
 		for _, p := range fastPrefixLists {
