@@ -54,11 +54,14 @@ type fastMemo struct {
 // allocations a varying first item costs).
 const memoRepublish = 64
 
-// memoMaxRecord bounds the record a memo keeps (its bytes, text
-// included): a memo lives as long as its template, outside the pooled
-// runs, so what it holds must not follow the size of the items a sender
-// chose. A list item of a few hundred bytes is the case it is for.
-const memoMaxRecord = 4096
+// memoMaxRecord bounds the first tag and the record a memo keeps (the
+// record's bytes, text included): a memo lives as long as its template,
+// outside the pooled runs and the store's byte budget, so what it holds
+// must not follow the sizes a sender chose. With the compiled record
+// (at most maxSibEvents parts, each segment's words and masks) a memo
+// stays under about 12 KiB, bounded by templates.maxTemplates; a first
+// tag or a list item of a few hundred bytes is the case it is for.
+const memoMaxRecord = 1024
 
 // memoState is a run's use of the memo.
 type memoState struct {
@@ -129,7 +132,7 @@ func (fb *fastBody) memoTag(q int) int {
 // before it): the canonical form and the bindings, copied, for a memo.
 func (fb *fastBody) memoSeen(q, p, out0, mark0 int) {
 	ms := &fb.memo
-	if fb.h == nil || len(fb.open) != 2 || fb.spills != ms.spills || p-q > 4096 {
+	if fb.h == nil || len(fb.open) != 2 || fb.spills != ms.spills || p-q > memoMaxRecord {
 		return // check only, an empty element, or the output hashed
 	}
 	o := &fb.open[1]
