@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "fastbody_sha.h"
 
 // func scanBlocksAVX2(src *byte, blocks int, t, a *uint64)
 //
@@ -96,8 +97,10 @@ done:
 // output, R12 the text total or a copy's length, R13 siblings taken, R14
 // the 64-byte block (an offset in data, a multiple of 64) whose stop
 // masks are in A_MASKS, BX a part's start or a copy's source, AX CX DX
-// scratch. R14 is free in ABI0 (the ABI wrapper restores g); R15 is not
-// used (dynamic linking takes it).
+// scratch; X14 and X15 the digest's state when hashing, X0 to X7 the
+// SHA rounds' scratch (SHA_BLOCK). R14 is free in ABI0 (the ABI wrapper
+// restores g, and zeroes X15); R15 is not used (dynamic linking takes
+// it).
 
 // sibArgs (TestSibArgsLayout)
 #define A_DATA 0
@@ -115,6 +118,9 @@ done:
 #define A_OPS 96
 #define A_POS 104
 #define A_MASKS 112
+#define A_HS 128
+#define A_HBASE 136
+#define A_HP 144
 // kernSeg
 #define S_OFF 0
 #define S_FULL 4
@@ -157,18 +163,29 @@ label: \
 	JGT  label \
 	ADDQ R12, DX
 
+// KCONST loads the kernel's constants.
+#define KCONST \
+	VBROADCASTI128 scanLo<>(SB), Y8 \
+	VBROADCASTI128 scanHi<>(SB), Y9 \
+	VPBROADCASTB scanConst<>+0(SB), Y10 \
+	VPBROADCASTB scanConst<>+1(SB), Y11 \
+	VPBROADCASTB scanConst<>+2(SB), Y12 \
+	VPXOR Y13, Y13, Y13
+
 TEXT ·sibRunAVX2(SB), NOSPLIT, $0-8
 	MOVQ a+0(FP), DI
 	MOVQ A_DATA(DI), SI
-	VBROADCASTI128 scanLo<>(SB), Y8
-	VBROADCASTI128 scanHi<>(SB), Y9
-	VPBROADCASTB scanConst<>+0(SB), Y10 // nibble mask
-	VPBROADCASTB scanConst<>+1(SB), Y11 // stopText classes
-	VPBROADCASTB scanConst<>+2(SB), Y12 // stopAttr classes
-	VPXOR Y13, Y13, Y13
+	// The nibble mask, the stopText and the stopAttr classes (Y10 to
+	// Y12; scanBlocksAVX2).
+	KCONST
 	MOVQ A_Q(DI), R8
 	XORQ R13, R13
 	MOVQ $-128, R14 // no block classified
+	MOVQ A_HS(DI), AX
+	TESTQ AX, AX
+	JZ   sib
+	VMOVDQU (AX), X14 // the digest's state, kept in X14 and X15
+	VMOVDQU 16(AX), X15
 
 sib:
 	CMPQ R13, A_MAX(DI)
@@ -355,10 +372,51 @@ emitted:
 take:
 	INCQ R13
 	MOVQ R9, R8
+	MOVQ A_HS(DI), AX
+	TESTQ AX, AX
+	JZ   sib
+	// Hashing (a.hs): every whole 64-byte block of the canonical form
+	// from a.hp up to what is done, the output written (emitting) or
+	// the input taken (else: the input is the canonical form). The SHA
+	// rounds are a serial chain; the core goes on with the next
+	// sibling's compares, scans and copies meanwhile (issue 14).
+	MOVQ R8, DX
+	MOVQ A_OPS(DI), CX
+	TESTQ CX, CX
+	JZ   hashing
+	MOVQ A_OO(DI), DX
+
+hashing:
+	MOVQ A_HP(DI), CX
+	LEAQ 64(CX), AX
+	CMPQ AX, DX
+	JGT  sib
+	// The SHA instructions are legacy SSE: run with the upper halves
+	// dirty, each costs a state transition on this host (measured: 100
+	// times slower). So VZEROUPPER first (X14 and X15 keep the state)
+	// and the 256-bit constants again after.
+	VZEROUPPER
+
+hblock:
+	ADDQ A_HBASE(DI), CX
+	SHA_BLOCK(CX)
+	MOVQ AX, A_HP(DI)
+	MOVQ AX, CX
+	ADDQ $64, AX
+	CMPQ AX, DX
+	JLE  hblock
+	KCONST
 	JMP  sib
 
 ret:
 	MOVQ R8, A_Q(DI)
 	MOVQ R13, A_SIBS(DI)
+	MOVQ A_HS(DI), AX
+	TESTQ AX, AX
+	JZ   out
+	VMOVDQU X14, (AX)
+	VMOVDQU X15, 16(AX)
+
+out:
 	VZEROUPPER
 	RET

@@ -47,7 +47,7 @@ func TestSibKernGuardPage(t *testing.T) {
 					}
 					for _, room := range []int{48, 160, 4096} {
 						out := guarded(t, make([]byte, room))
-						n1, i1, o1 := k.runAVX2(d, q, cut, out, 3, 1<<30, 1<<20, 1<<20, true)
+						n1, i1, o1 := k.runAVX2(d, q, cut, out, 3, 1<<30, 1<<20, 1<<20, true, nil)
 						ref := make([]byte, room)
 						n2, i2, o2 := k.runGeneric(d, q, cut, ref, 3, 1<<30, 1<<20, 1<<20, true)
 						if n1 != n2 || i1 != i2 || o1 != o2 || !bytes.Equal(out[3:o1], ref[3:o2]) {
