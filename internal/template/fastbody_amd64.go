@@ -57,7 +57,7 @@ func (k *sibKern) runAVX2(data []byte, q, end int, out []byte, oo, max, maxAttr,
 		a.out, a.ops = &out[0], &k.ops[0]
 	}
 	if kh != nil && kh.s != nil {
-		a.hs, a.hbase, a.hp = kh.s, a.data, kh.hp
+		a.hs, a.hbase, a.hp, a.hend = kh.s, a.data, kh.hp, kh.hp
 		if a.ops != nil {
 			a.hbase = a.out
 		}

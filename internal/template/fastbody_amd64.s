@@ -121,6 +121,10 @@ done:
 #define A_HS 128
 #define A_HBASE 136
 #define A_HP 144
+#define A_HEND 152
+#define A_HQ 160
+#define A_HSTEP 168
+#define A_HSAVE 176
 // kernSeg
 #define S_OFF 0
 #define S_FULL 4
@@ -172,6 +176,15 @@ label: \
 	VPBROADCASTB scanConst<>+2(SB), Y12 \
 	VPXOR Y13, Y13, Y13
 
+// KREST restores the constants after VZEROUPPER, which left their low
+// halves: each is the same in both.
+#define KREST \
+	VINSERTI128 $1, X8, Y8, Y8 \
+	VINSERTI128 $1, X9, Y9, Y9 \
+	VINSERTI128 $1, X10, Y10, Y10 \
+	VINSERTI128 $1, X11, Y11, Y11 \
+	VINSERTI128 $1, X12, Y12, Y12
+
 TEXT ·sibRunAVX2(SB), NOSPLIT, $0-8
 	MOVQ a+0(FP), DI
 	MOVQ A_DATA(DI), SI
@@ -201,6 +214,10 @@ sib:
 	// the tail's byte mask (which may be empty). R9 is before lim here
 	// unless the segment has whole chunks (checked there).
 seg:
+	CMPQ    A_HQ(DI), $0
+	JNE     hseg
+
+segin:
 	MOVLQSX S_OFF(R10), R11
 	ADDQ    A_FIX(DI), R11
 	MOVL    S_FULL(R10), CX
@@ -376,37 +393,82 @@ take:
 	TESTQ AX, AX
 	JZ   sib
 	// Hashing (a.hs): every whole 64-byte block of the canonical form
-	// from a.hp up to what is done, the output written (emitting) or
-	// the input taken (else: the input is the canonical form). The SHA
-	// rounds are a serial chain; the core goes on with the next
-	// sibling's compares, scans and copies meanwhile (issue 14).
+	// from a.hend up to what is done, the output written (emitting) or
+	// the input taken (else: the input is the canonical form), is
+	// counted as four quarters to hash (a.hq), run one at each segment
+	// (hseg). The SHA rounds are a serial chain; spread over the loop,
+	// the core goes on with the compares, scans and copies meanwhile
+	// (a whole block at once filled the vector scheduler and the
+	// kernel waited behind it; issue 14).
 	MOVQ R8, DX
 	MOVQ A_OPS(DI), CX
 	TESTQ CX, CX
-	JZ   hashing
+	JZ   hcount
 	MOVQ A_OO(DI), DX
 
-hashing:
-	MOVQ A_HP(DI), CX
+hcount:
+	MOVQ A_HEND(DI), CX
 	LEAQ 64(CX), AX
 	CMPQ AX, DX
 	JGT  sib
+	MOVQ AX, A_HEND(DI)
+	ADDQ $4, A_HQ(DI)
+	JMP  hcount
+
+hseg:
+	XORL DX, DX
+
+	// hquarter runs the next quarter of the block at a.hp; DX says
+	// where from: 0 a segment (back to segin, a second quarter first
+	// while more than a block is pending), 1 the end (all of them).
 	// The SHA instructions are legacy SSE: run with the upper halves
 	// dirty, each costs a state transition on this host (measured: 100
-	// times slower). So VZEROUPPER first (X14 and X15 keep the state)
-	// and the 256-bit constants again after.
+	// times slower). So VZEROUPPER first (X3 to X6 and X14, X15 keep
+	// their low halves, all the rounds use) and the 256-bit constants
+	// again after.
+hquarter:
 	VZEROUPPER
 
-hblock:
+hqrun:
+	DECQ A_HQ(DI)
+	MOVQ A_HSTEP(DI), AX
+	CMPQ AX, $2
+	JEQ  hq2
+	JGT  hq3
+	TESTQ AX, AX
+	JNZ  hq1
+	MOVQ A_HP(DI), CX
 	ADDQ A_HBASE(DI), CX
-	SHA_BLOCK(CX)
-	MOVQ AX, A_HP(DI)
-	MOVQ AX, CX
-	ADDQ $64, AX
-	CMPQ AX, DX
-	JLE  hblock
-	KCONST
-	JMP  sib
+	VMOVDQU X14, A_HSAVE(DI)
+	VMOVDQU X15, A_HSAVE+16(DI)
+	SHA_Q0(CX)
+	MOVQ $1, A_HSTEP(DI)
+	JMP  hqdone
+
+hq1:
+	SHA_Q1
+	MOVQ $2, A_HSTEP(DI)
+	JMP  hqdone
+
+hq2:
+	SHA_Q2
+	MOVQ $3, A_HSTEP(DI)
+	JMP  hqdone
+
+hq3:
+	SHA_Q3
+	VPADDD A_HSAVE(DI), X14, X14
+	VPADDD A_HSAVE+16(DI), X15, X15
+	ADDQ $64, A_HP(DI)
+	MOVQ $0, A_HSTEP(DI)
+
+hqdone:
+	TESTL DX, DX
+	JNZ   hfinish
+	CMPQ  A_HQ(DI), $4
+	JGT   hqrun
+	KREST
+	JMP   segin
 
 ret:
 	MOVQ R8, A_Q(DI)
@@ -414,6 +476,13 @@ ret:
 	MOVQ A_HS(DI), AX
 	TESTQ AX, AX
 	JZ   out
+
+hfinish:
+	// The blocks counted, all hashed (a.hp is a.hend), the state back.
+	MOVL $1, DX
+	CMPQ A_HQ(DI), $0
+	JNE  hquarter
+	MOVQ A_HS(DI), AX
 	VMOVDQU X14, (AX)
 	VMOVDQU X15, 16(AX)
 

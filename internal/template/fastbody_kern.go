@@ -92,11 +92,17 @@ type sibArgs struct {
 	pos     *int
 	masks   [2]uint64 // scratch: the stop masks of a block, by part kind
 	// Hashing as it goes (kernHash): the state (nil: none), the base
-	// of the canonical form (out when emitting, else data) and the
-	// offset of its next block to hash.
+	// of the canonical form (out when emitting, else data), the offset
+	// of the block being hashed and the end of those counted, the
+	// quarters of them not yet run and the next one's number, the state
+	// before the block.
 	hs    *[8]uint32
 	hbase *byte
 	hp    int
+	hend  int
+	hq    int
+	hstep int
+	hsave [4]uint64
 }
 
 // kernHash is the fast body's digest handed to the kernel (amd64, SHA-NI:
