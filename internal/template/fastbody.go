@@ -89,9 +89,9 @@ type fastBody struct {
 	data  []byte
 	h     hash.Hash // nil: check only
 	sha   *shaNI    // h when it is SHA-NI's, which the sibling kernel hashes into
-	kh    kernHash
-	out   []byte // canonical output not yet hashed
-	mark  int    // data before mark is in out or hashed
+	kh    kernHash  // replayKern's, for the kernel
+	out   []byte    // canonical output not yet hashed
+	mark  int       // data before mark is in out or hashed
 	scope []nsb
 	rend  []nsb
 	open  []fastOpen

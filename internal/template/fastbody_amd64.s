@@ -90,15 +90,19 @@ done:
 // block, stopAttr or stopText by the part's kind), then the limits, then
 // the output: the sibling copied 32 bytes at a time, then the ops.
 // VEX encodings only, VZEROUPPER before RET (the note on the SSE/AVX
-// transition above).
+// transition above), but for the SHA instructions when hashing as it
+// goes (a.hs, kernHash): the blocks of the canonical form the siblings
+// complete, a quarter of a block at the start of each segment, after a
+// VZEROUPPER (see hquarter).
 //
 // Registers: SI data, DI a, R8 the sibling's start, R9 the position,
 // R10 the segment or op, R11 the fixed bytes, a part's kind or the
 // output, R12 the text total or a copy's length, R13 siblings taken, R14
 // the 64-byte block (an offset in data, a multiple of 64) whose stop
 // masks are in A_MASKS, BX a part's start or a copy's source, AX CX DX
-// scratch; X14 and X15 the digest's state when hashing, X0 to X7 the
-// SHA rounds' scratch (SHA_BLOCK). R14 is free in ABI0 (the ABI wrapper
+// scratch; X14 and X15 the digest's state when hashing, X3 to X6 the
+// message schedule from one quarter to the next, X0 and X7 the rounds'
+// scratch (SHA_Q0 to SHA_Q3). R14 is free in ABI0 (the ABI wrapper
 // restores g, and zeroes X15); R15 is not used (dynamic linking takes
 // it).
 
