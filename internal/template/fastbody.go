@@ -88,6 +88,8 @@ type fastBody struct {
 	ctx   *fastCtx
 	data  []byte
 	h     hash.Hash // nil: check only
+	sha   *shaNI    // h when it is SHA-NI's, which the sibling kernel hashes into
+	kh    kernHash  // replayKern's, for the kernel
 	out   []byte    // canonical output not yet hashed
 	mark  int       // data before mark is in out or hashed
 	scope []nsb
@@ -126,6 +128,7 @@ const fastFlush = 16 << 10
 // no verdict.
 func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.Limits, h hash.Hash) bool {
 	fb.data, fb.ctx, fb.lim, fb.h = data, ctx, lim, h
+	fb.sha, _ = h.(*shaNI)
 	fb.out, fb.mark = fb.out[:0], start
 	fb.base, fb.end, fb.nblk, fb.wb, fb.wn, fb.lo, fb.wlen = start, end, (end-start+63)/64, 0, 0, start, 0
 	fb.scope = append(fb.scope[:0], ctx.scope...)

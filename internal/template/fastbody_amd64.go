@@ -33,15 +33,16 @@ func sibRunAVX2(a *sibArgs)
 // max, and writes their canonical form to out[oo:] (out's length is its
 // room) when emit and k has pieces; it returns how many, where the last
 // ends and the output offset after it (sibKern.runGeneric, with AVX2
-// where the CPU has it).
-func (k *sibKern) run(data []byte, q, end int, out []byte, oo, max, maxAttr, maxText int, emit bool) (sibs, in, o int) {
+// where the CPU has it), hashing its canonical form as it goes into kh
+// when not nil (kernHash).
+func (k *sibKern) run(data []byte, q, end int, out []byte, oo, max, maxAttr, maxText int, emit bool, kh *kernHash) (sibs, in, o int) {
 	if !haveAVX2 {
 		return k.runGeneric(data, q, end, out, oo, max, maxAttr, maxText, emit)
 	}
-	return k.runAVX2(data, q, end, out, oo, max, maxAttr, maxText, emit)
+	return k.runAVX2(data, q, end, out, oo, max, maxAttr, maxText, emit, kh)
 }
 
-func (k *sibKern) runAVX2(data []byte, q, end int, out []byte, oo, max, maxAttr, maxText int, emit bool) (sibs, in, o int) {
+func (k *sibKern) runAVX2(data []byte, q, end int, out []byte, oo, max, maxAttr, maxText int, emit bool, kh *kernHash) (sibs, in, o int) {
 	if len(data) == 0 || len(k.segs) == 0 || max <= 0 {
 		return 0, q, oo
 	}
@@ -55,6 +56,15 @@ func (k *sibKern) runAVX2(data []byte, q, end int, out []byte, oo, max, maxAttr,
 		}
 		a.out, a.ops = &out[0], &k.ops[0]
 	}
+	if kh != nil && kh.s != nil {
+		a.hs, a.hbase, a.hp, a.hend = kh.s, a.data, kh.hp, kh.hp
+		if a.ops != nil {
+			a.hbase = a.out
+		}
+	}
 	sibRunAVX2(&a)
+	if a.hs != nil {
+		kh.hp = a.hp
+	}
 	return a.sibs, a.q, a.oo
 }

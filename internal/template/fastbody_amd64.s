@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "fastbody_sha.h"
 
 // func scanBlocksAVX2(src *byte, blocks int, t, a *uint64)
 //
@@ -89,15 +90,21 @@ done:
 // block, stopAttr or stopText by the part's kind), then the limits, then
 // the output: the sibling copied 32 bytes at a time, then the ops.
 // VEX encodings only, VZEROUPPER before RET (the note on the SSE/AVX
-// transition above).
+// transition above), but for the SHA instructions when hashing as it
+// goes (a.hs, kernHash): the blocks of the canonical form the siblings
+// complete, a quarter of a block at the start of each segment, after a
+// VZEROUPPER (see hquarter).
 //
 // Registers: SI data, DI a, R8 the sibling's start, R9 the position,
 // R10 the segment or op, R11 the fixed bytes, a part's kind or the
 // output, R12 the text total or a copy's length, R13 siblings taken, R14
 // the 64-byte block (an offset in data, a multiple of 64) whose stop
 // masks are in A_MASKS, BX a part's start or a copy's source, AX CX DX
-// scratch. R14 is free in ABI0 (the ABI wrapper restores g); R15 is not
-// used (dynamic linking takes it).
+// scratch; X14 and X15 the digest's state when hashing, X3 to X6 the
+// message schedule from one quarter to the next, X0 and X7 the rounds'
+// scratch (SHA_Q0 to SHA_Q3). R14 is free in ABI0 (the ABI wrapper
+// restores g, and zeroes X15); R15 is not used (dynamic linking takes
+// it).
 
 // sibArgs (TestSibArgsLayout)
 #define A_DATA 0
@@ -115,6 +122,13 @@ done:
 #define A_OPS 96
 #define A_POS 104
 #define A_MASKS 112
+#define A_HS 128
+#define A_HBASE 136
+#define A_HP 144
+#define A_HEND 152
+#define A_HQ 160
+#define A_HSTEP 168
+#define A_HSAVE 176
 // kernSeg
 #define S_OFF 0
 #define S_FULL 4
@@ -157,18 +171,38 @@ label: \
 	JGT  label \
 	ADDQ R12, DX
 
+// KCONST loads the kernel's constants.
+#define KCONST \
+	VBROADCASTI128 scanLo<>(SB), Y8 \
+	VBROADCASTI128 scanHi<>(SB), Y9 \
+	VPBROADCASTB scanConst<>+0(SB), Y10 \
+	VPBROADCASTB scanConst<>+1(SB), Y11 \
+	VPBROADCASTB scanConst<>+2(SB), Y12 \
+	VPXOR Y13, Y13, Y13
+
+// KREST restores the constants after VZEROUPPER, which left their low
+// halves: each is the same in both.
+#define KREST \
+	VINSERTI128 $1, X8, Y8, Y8 \
+	VINSERTI128 $1, X9, Y9, Y9 \
+	VINSERTI128 $1, X10, Y10, Y10 \
+	VINSERTI128 $1, X11, Y11, Y11 \
+	VINSERTI128 $1, X12, Y12, Y12
+
 TEXT ·sibRunAVX2(SB), NOSPLIT, $0-8
 	MOVQ a+0(FP), DI
 	MOVQ A_DATA(DI), SI
-	VBROADCASTI128 scanLo<>(SB), Y8
-	VBROADCASTI128 scanHi<>(SB), Y9
-	VPBROADCASTB scanConst<>+0(SB), Y10 // nibble mask
-	VPBROADCASTB scanConst<>+1(SB), Y11 // stopText classes
-	VPBROADCASTB scanConst<>+2(SB), Y12 // stopAttr classes
-	VPXOR Y13, Y13, Y13
+	// The nibble mask, the stopText and the stopAttr classes (Y10 to
+	// Y12; scanBlocksAVX2).
+	KCONST
 	MOVQ A_Q(DI), R8
 	XORQ R13, R13
 	MOVQ $-128, R14 // no block classified
+	MOVQ A_HS(DI), AX
+	TESTQ AX, AX
+	JZ   sib
+	VMOVDQU (AX), X14 // the digest's state, kept in X14 and X15
+	VMOVDQU 16(AX), X15
 
 sib:
 	CMPQ R13, A_MAX(DI)
@@ -184,6 +218,10 @@ sib:
 	// the tail's byte mask (which may be empty). R9 is before lim here
 	// unless the segment has whole chunks (checked there).
 seg:
+	CMPQ    A_HQ(DI), $0
+	JNE     hseg
+
+segin:
 	MOVLQSX S_OFF(R10), R11
 	ADDQ    A_FIX(DI), R11
 	MOVL    S_FULL(R10), CX
@@ -355,10 +393,103 @@ emitted:
 take:
 	INCQ R13
 	MOVQ R9, R8
-	JMP  sib
+	MOVQ A_HS(DI), AX
+	TESTQ AX, AX
+	JZ   sib
+	// Hashing (a.hs): every whole 64-byte block of the canonical form
+	// from a.hend up to what is done, the output written (emitting) or
+	// the input taken (else: the input is the canonical form), is
+	// counted as four quarters to hash (a.hq), run one at each segment
+	// (hseg). The SHA rounds are a serial chain; spread over the loop,
+	// the core goes on with the compares, scans and copies meanwhile
+	// (a whole block at once filled the vector scheduler and the
+	// kernel waited behind it; issue 14).
+	MOVQ R8, DX
+	MOVQ A_OPS(DI), CX
+	TESTQ CX, CX
+	JZ   hcount
+	MOVQ A_OO(DI), DX
+
+hcount:
+	MOVQ A_HEND(DI), CX
+	LEAQ 64(CX), AX
+	CMPQ AX, DX
+	JGT  sib
+	MOVQ AX, A_HEND(DI)
+	ADDQ $4, A_HQ(DI)
+	JMP  hcount
+
+hseg:
+	XORL DX, DX
+
+	// hquarter runs the next quarter of the block at a.hp; DX says
+	// where from: 0 a segment (back to segin, a second quarter first
+	// while more than a block is pending), 1 the end (all of them).
+	// The SHA instructions are legacy SSE: run with the upper halves
+	// dirty, each costs a state transition on this host (measured: 100
+	// times slower). So VZEROUPPER first (X3 to X6 and X14, X15 keep
+	// their low halves, all the rounds use) and the 256-bit constants
+	// again after.
+hquarter:
+	VZEROUPPER
+
+hqrun:
+	DECQ A_HQ(DI)
+	MOVQ A_HSTEP(DI), AX
+	CMPQ AX, $2
+	JEQ  hq2
+	JGT  hq3
+	TESTQ AX, AX
+	JNZ  hq1
+	MOVQ A_HP(DI), CX
+	ADDQ A_HBASE(DI), CX
+	VMOVDQU X14, A_HSAVE(DI)
+	VMOVDQU X15, A_HSAVE+16(DI)
+	SHA_Q0(CX)
+	MOVQ $1, A_HSTEP(DI)
+	JMP  hqdone
+
+hq1:
+	SHA_Q1
+	MOVQ $2, A_HSTEP(DI)
+	JMP  hqdone
+
+hq2:
+	SHA_Q2
+	MOVQ $3, A_HSTEP(DI)
+	JMP  hqdone
+
+hq3:
+	SHA_Q3
+	VPADDD A_HSAVE(DI), X14, X14
+	VPADDD A_HSAVE+16(DI), X15, X15
+	ADDQ $64, A_HP(DI)
+	MOVQ $0, A_HSTEP(DI)
+
+hqdone:
+	TESTL DX, DX
+	JNZ   hfinish
+	CMPQ  A_HQ(DI), $4
+	JGT   hqrun
+	KREST
+	JMP   segin
 
 ret:
 	MOVQ R8, A_Q(DI)
 	MOVQ R13, A_SIBS(DI)
+	MOVQ A_HS(DI), AX
+	TESTQ AX, AX
+	JZ   out
+
+hfinish:
+	// The blocks counted, all hashed (a.hp is a.hend), the state back.
+	MOVL $1, DX
+	CMPQ A_HQ(DI), $0
+	JNE  hquarter
+	MOVQ A_HS(DI), AX
+	VMOVDQU X14, (AX)
+	VMOVDQU X15, 16(AX)
+
+out:
 	VZEROUPPER
 	RET

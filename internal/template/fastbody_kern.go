@@ -91,6 +91,30 @@ type sibArgs struct {
 	ops     *kernOp // nil: no output
 	pos     *int
 	masks   [2]uint64 // scratch: the stop masks of a block, by part kind
+	// Hashing as it goes (kernHash): the state (nil: none), the base
+	// of the canonical form (out when emitting, else data), the offset
+	// of the block being hashed and the end of those counted, the
+	// quarters of them not yet run and the next one's number, the state
+	// before the block.
+	hs    *[8]uint32
+	hbase *byte
+	hp    int
+	hend  int
+	hq    int
+	hstep int
+	hsave [4]uint64
+}
+
+// kernHash is the fast body's digest handed to the kernel (amd64, SHA-NI:
+// shaNI): the kernel hashes every whole 64-byte block of the canonical
+// form from hp on as soon as it has it, inside its loop, so that the core
+// overlaps SHA-256's serial rounds with the kernel's own work, and
+// returns hp past the last block it hashed; the caller hashes the rest.
+// The digest must have no bytes buffered (shaNI.nx == 0) and its length
+// is the caller's to count. runGeneric hashes nothing.
+type kernHash struct {
+	s  *[8]uint32
+	hp int // an offset in out when emitting, else in data
 }
 
 // compileKern builds the kernel program of s (s.prog compiled).
@@ -227,7 +251,9 @@ const kernRoom = 2*fastFlush + 4096
 // replayKern takes with the kernel the siblings at q that repeat s, and
 // returns the end of the last, or 0. The output (when the record has
 // start tags to reorder) goes to fb.out, hashed a flush at a time; else
-// the input is the output, left for sync.
+// the input is the output, left for sync. With fb.sha (SHA-NI), the
+// kernel hashes the canonical form as it goes (kernHash): the output's
+// whole blocks, or the input's.
 func (fb *fastBody) replayKern(s *sibRec, q int) int {
 	k := &s.prog.kern
 	lim := fb.lim
@@ -236,10 +262,19 @@ func (fb *fastBody) replayKern(s *sibRec, q int) int {
 		return 0
 	}
 	emit := len(k.ops) > 0 && fb.h != nil
+	d := fb.sha
 	if emit {
 		fb.sync(q)
 		if cap(fb.out) < kernRoom {
 			fb.out = append(make([]byte, 0, kernRoom), fb.out...)
+		}
+		if d != nil {
+			// The output from a block's start: what the digest holds
+			// of one goes back in front of it.
+			fb.spill()
+			fb.out = append(fb.out, d.x[:d.nx]...)
+			d.n -= uint64(d.nx)
+			d.nx = 0
 		}
 	}
 	done := 0
@@ -248,7 +283,21 @@ func (fb *fastBody) replayKern(s *sibRec, q int) int {
 		if emit {
 			out = fb.out[:cap(fb.out)]
 		}
-		n, in, o := k.run(fb.data, q, fb.end, out, len(fb.out), max, lim.MaxAttrValueLen, lim.MaxTextLen, emit)
+		var kh *kernHash
+		n := max
+		if d != nil {
+			kh = &fb.kh
+			if !emit {
+				n = fb.alignInput(q, max)
+			}
+			kh.s, kh.hp = &d.s, fb.mark
+			if emit {
+				kh.hp = 0
+			} else if d.nx != 0 {
+				kh = nil // a sibling first, unhashed (alignInput)
+			}
+		}
+		n, in, o := k.run(fb.data, q, fb.end, out, len(fb.out), n, lim.MaxAttrValueLen, lim.MaxTextLen, emit, kh)
 		if n == 0 {
 			return done
 		}
@@ -260,14 +309,47 @@ func (fb *fastBody) replayKern(s *sibRec, q int) int {
 			if fb.h == nil {
 				fb.mark = in // check only
 			}
+			if kh != nil {
+				d.n += uint64(kh.hp - fb.mark)
+				fb.mark = kh.hp
+			}
+			if d != nil && kh == nil && max > 0 {
+				continue // aligned now: the rest hashed as it goes
+			}
 			return done
 		}
-		fb.out, fb.mark = out[:o], in
 		// Full enough to have stopped for room: hash it and go on.
-		again := len(fb.out) >= fastFlush && max > 0
-		fb.flush()
+		again := o >= fastFlush && max > 0
+		fb.mark = in
+		if kh != nil {
+			// The kernel hashed out[:kh.hp]; the rest (less than a
+			// block) to the front.
+			d.n += uint64(kh.hp)
+			fb.out = out[:copy(out, out[kh.hp:o])]
+		} else {
+			fb.out = out[:o]
+			fb.flush()
+		}
 		if !again {
 			return done
 		}
 	}
+}
+
+// alignInput readies fb.sha for the kernel to hash the input from mark
+// on, and returns how many siblings the kernel may take: all (max), or,
+// when the input before q is too short to fill the digest's buffered
+// block (it must be empty), one, to be hashed with what follows.
+func (fb *fastBody) alignInput(q, max int) int {
+	d := fb.sha
+	fb.spill()
+	if d.nx == 0 {
+		return max
+	}
+	if k := shaChunk - d.nx; q-fb.mark >= k {
+		d.Write(fb.data[fb.mark : fb.mark+k])
+		fb.mark += k
+		return max
+	}
+	return 1
 }

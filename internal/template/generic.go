@@ -348,7 +348,7 @@ func (r *run) fastBody() bool {
 	if ba.ref != nil {
 		var err error
 		var n int
-		if h, n, err = r.resume(ba.ref.digest, ba.preMid); err != nil {
+		if h, n, err = r.fastDigest(ba.ref.digest, ba.preMid); err != nil {
 			return false
 		}
 		r.part = r.canon(r.part[:0], ba.pre)

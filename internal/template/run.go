@@ -36,6 +36,7 @@ type run struct {
 	norm []byte // a slot's canonical form
 	tmp  []byte // scratch for normalization
 	part []byte // a referenced part's canonical form
+	sha  shaNI  // the fast body's SHA-256 where the CPU has SHA-NI (fastDigest)
 	// blk holds the result and what it usually needs (hitBlock); dv is
 	// scratch for decoded DigestValues; h a digest kept for alg hAlg; sum
 	// the SignedInfo digest.
