@@ -117,6 +117,7 @@ func runFresh(o options, env *environment) error {
 	slice := o.duration / time.Duration(slices)
 	rounds := make([]map[bool]phase, o.rounds)
 	looks := map[bool]lookups{false: {}, true: {}}
+	prof := &freshProfiles{o: o, admin: env.admin}
 	for r := range o.rounds {
 		if err := legit.ensure(); err != nil {
 			return err
@@ -140,8 +141,10 @@ func runFresh(o options, env *environment) error {
 				if err != nil {
 					return err
 				}
+				wait := prof.start(withFresh, slice)
 				cpu0, measured := proc.CPU(env.gwPID)
 				ph, err := runPhase(o, url, slice, legit.src, fresh.src, partners, withFresh)
+				wait()
 				if err != nil {
 					return fmt.Errorf("fresh-shape: %w", err)
 				}
