@@ -117,6 +117,7 @@ func runFresh(o options, env *environment) error {
 	slice := o.duration / time.Duration(slices)
 	rounds := make([]map[bool]phase, o.rounds)
 	looks := map[bool]lookups{false: {}, true: {}}
+	prof := &freshProfiles{o: o, admin: env.admin}
 	for r := range o.rounds {
 		if err := legit.ensure(); err != nil {
 			return err
@@ -140,8 +141,10 @@ func runFresh(o options, env *environment) error {
 				if err != nil {
 					return err
 				}
+				wait := prof.start(withFresh, slice)
 				cpu0, measured := proc.CPU(env.gwPID)
 				ph, err := runPhase(o, url, slice, legit.src, fresh.src, partners, withFresh)
+				wait()
 				if err != nil {
 					return fmt.Errorf("fresh-shape: %w", err)
 				}
@@ -351,8 +354,14 @@ func reportFresh(o options, rounds []map[bool]phase, looks map[bool]lookups, par
 		all[withFresh] = mergePhases(ps)
 	}
 	for r, ph := range rounds {
-		fmt.Printf("round %d: legitimate %.0f req/s alone, %.0f with fresh: %.1f %% removed\n",
-			r+1, ph[false].legit.rps, ph[true].legit.rps, 100*(1-ph[true].legit.rps/ph[false].legit.rps))
+		cpu := ""
+		if perLegit, extra, ok := freshCPU(ph[false], ph[true]); ok {
+			// Per round too: the spread shows how far the total can be
+			// trusted on a shared machine.
+			cpu = fmt.Sprintf("; a fresh-shape message %.2f × a legitimate one in wssgw CPU", extra/perLegit)
+		}
+		fmt.Printf("round %d: legitimate %.0f req/s alone, %.0f with fresh: %.1f %% removed%s\n",
+			r+1, ph[false].legit.rps, ph[true].legit.rps, 100*(1-ph[true].legit.rps/ph[false].legit.rps), cpu)
 	}
 	fmt.Printf("%-22s %10s %10s %10s %8s %10s %8s %s\n", "phase (all rounds)", "legit/s", "p50", "p99", "errors", "fresh/s", "share", "fresh accepted/refused/shed/errors")
 	for _, withFresh := range []bool{false, true} {
@@ -412,13 +421,23 @@ func reportFresh(o options, rounds []map[bool]phase, looks map[bool]lookups, par
 // each fresh-shape message added beside the legitimate load: the cost the
 // fresh traffic takes from the legitimate, steadier than requests/s.
 func reportFreshCPU(all map[bool]phase) {
-	a, w := all[false], all[true]
-	if a.cpu <= 0 || w.cpu <= 0 || a.legit.ok == 0 {
+	perLegit, extra, ok := freshCPU(all[false], all[true])
+	if !ok {
 		return
 	}
-	perLegit := float64(a.cpu) / float64(a.legit.ok)
-	other := w.fresh.sent + w.partner.sent
-	extra := (float64(w.cpu) - perLegit*float64(w.legit.ok)) / float64(max(1, other))
 	fmt.Printf("wssgw CPU: %.0f µs per legitimate request alone; with fresh, %.0f µs more per fresh-shape or new-partner message (%.2f × a legitimate one)\n",
 		perLegit/1e3, extra/1e3, extra/perLegit)
+}
+
+// freshCPU is wssgw's CPU per legitimate request in phase a (alone), and
+// what each fresh-shape or new-partner message of phase w (with fresh)
+// added to it, in nanoseconds; false when the CPU was not measured.
+func freshCPU(a, w phase) (perLegit, extra float64, ok bool) {
+	if a.cpu <= 0 || w.cpu <= 0 || a.legit.ok == 0 {
+		return 0, 0, false
+	}
+	perLegit = float64(a.cpu) / float64(a.legit.ok)
+	other := w.fresh.sent + w.partner.sent
+	extra = (float64(w.cpu) - perLegit*float64(w.legit.ok)) / float64(max(1, other))
+	return perLegit, extra, true
 }

@@ -69,7 +69,7 @@ func main() {
 	flag.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured load per target before the first round")
 	flag.IntVar(&o.rounds, "rounds", 3, "rounds; targets (phases) alternate within each round")
 	flag.StringVar(&o.scenario, "scenario", "all", "passthrough, signed, mix, fresh, or all")
-	flag.StringVar(&o.profile, "profile", "", "write a CPU profile of wssgw to this file: during the signed scenario's warm-up and rounds, or (with -scenario mix) its first measured wssgw round of the signed mix")
+	flag.StringVar(&o.profile, "profile", "", "write a CPU profile of wssgw to this file: during the signed scenario's warm-up and rounds, (with -scenario mix) its first measured wssgw round of the signed mix, or (with -scenario fresh) the first slice of each phase (the alone one to <file>.alone)")
 	flag.StringVar(&o.keys, "keys", "examples/keys", "directory of the demo keys (partner.crt/.key, ca.crt) for the signed scenarios")
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the signed mix")
 	flag.IntVar(&o.poolMax, "pool-max", 100000, "most messages pre-signed for one measured round (each about 8 KiB)")

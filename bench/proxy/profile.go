@@ -74,3 +74,39 @@ func fetchProfile(admin string, o options, d time.Duration) error {
 	}
 	return f.Close()
 }
+
+// freshProfiles profiles wssgw during the fresh-shape scenario's first
+// slice of each phase (round 1): -profile's file gets the with-fresh
+// slice, the file with ".alone" appended the legitimate mix alone, so
+// that `go tool pprof -diff_base <file>.alone <file>` shows what the
+// fresh-shape traffic adds. With -fresh-slices 1 each profile covers a
+// whole phase of -duration.
+type freshProfiles struct {
+	o     options
+	admin string
+	taken map[bool]bool
+}
+
+// start profiles the slice about to run, if it is the first of its
+// phase; the returned func waits for the profile.
+func (p *freshProfiles) start(withFresh bool, d time.Duration) (wait func()) {
+	if p.o.profile == "" || p.taken[withFresh] {
+		return func() {}
+	}
+	if p.taken == nil {
+		p.taken = map[bool]bool{}
+	}
+	p.taken[withFresh] = true
+	o := p.o
+	if !withFresh {
+		o.profile += ".alone"
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := fetchProfile(p.admin, o, d); err != nil {
+			fmt.Fprintln(os.Stderr, "profile:", err)
+		}
+	}()
+	return func() { <-done }
+}

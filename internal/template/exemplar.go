@@ -15,7 +15,7 @@ import (
 // pack deflates t's exemplar values against the store's dictionary, which
 // the first template's values start. A template whose values owe the
 // dictionary little becomes the new dictionary: its partner is likely to
-// send more.
+// send more. s.mu is held.
 func (s *Store) pack(t *Template) {
 	raw := t.exemplarValues
 	if t.exDict != nil || len(raw) == 0 {
@@ -24,19 +24,66 @@ func (s *Store) pack(t *Template) {
 	if s.dict == nil {
 		s.dict = raw
 	}
-	var b bytes.Buffer
-	w, err := flate.NewWriterDict(&b, flate.DefaultCompression, s.dict)
-	if err != nil {
+	out, ok := s.packer.deflate(raw, s.dict)
+	if !ok {
 		return
 	}
-	if _, err := w.Write(raw); err != nil || w.Close() != nil || b.Len() >= len(raw) {
-		return
-	}
-	t.exemplarValues, t.exDict = bytes.Clone(b.Bytes()), s.dict
-	if b.Len() > len(raw)/2 {
+	t.exemplarValues, t.exDict = out, s.dict
+	if len(out) > len(raw)/2 {
 		s.dict = raw
 	}
 	t.size += len(t.exemplarValues) - len(raw)
+}
+
+// packer is a store's deflater, kept with the dictionary it was made for.
+// A flate.Writer is about 800 KB of tables: making one per learned
+// template was a third of learning's CPU and two thirds of what it
+// allocated (issue 14: every shape learned at its second sighting, a new
+// partner's or a fresh-shape sender's). Reset reuses the tables, and its
+// output is that of a new writer with the same dictionary. The store
+// holds one writer while its dictionary stays, and makes a new one when
+// the dictionary moves on.
+type packer struct {
+	w    *flate.Writer
+	dict []byte // the dictionary w was made with (the store's, same slice)
+	buf  bytes.Buffer
+}
+
+// packerMaxBuf bounds the output buffer kept between templates: a large
+// message's exemplar is deflated into a buffer of its own size, which is
+// not kept for the next one.
+const packerMaxBuf = 64 << 10
+
+// deflate returns raw deflated against dict, in a slice of its own, and
+// false when that does not make it smaller.
+func (p *packer) deflate(raw, dict []byte) ([]byte, bool) {
+	p.buf.Reset()
+	if p.w == nil || !sameSlice(p.dict, dict) {
+		w, err := flate.NewWriterDict(&p.buf, flate.DefaultCompression, dict)
+		if err != nil {
+			p.w, p.dict = nil, nil
+			return nil, false
+		}
+		p.w, p.dict = w, dict
+	} else {
+		p.w.Reset(&p.buf)
+	}
+	defer func() {
+		if p.buf.Cap() > packerMaxBuf {
+			p.buf = bytes.Buffer{}
+		}
+	}()
+	if _, err := p.w.Write(raw); err != nil || p.w.Close() != nil || p.buf.Len() >= len(raw) {
+		return nil, false
+	}
+	return bytes.Clone(p.buf.Bytes()), true
+}
+
+// sameSlice reports whether a and b are the same bytes in memory, not
+// only equal ones: the store's dictionary is replaced, never changed in
+// place.
+func sameSlice(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // values returns t's exemplar values, inflated.

@@ -41,6 +41,7 @@ type Store struct {
 
 	mu     sync.Mutex
 	dict   []byte // exemplars deflate against it
+	packer packer // deflates them (exemplar.go)
 	byID   map[string]*Template
 	heads  *heads // byID's templates by the bytes they offer for sharing
 	bytes  int
