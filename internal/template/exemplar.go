@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"io"
+	"weak"
 )
 
 // A template keeps the slot values of the message it was learned from,
@@ -41,10 +42,13 @@ func (s *Store) pack(t *Template) {
 // allocated (issue 14: every shape learned at its second sighting, a new
 // partner's or a fresh-shape sender's). Reset reuses the tables, and its
 // output is that of a new writer with the same dictionary. The store
-// holds one writer while its dictionary stays, and makes a new one when
-// the dictionary moves on.
+// reuses one writer while its dictionary stays, and makes a new one when
+// the dictionary moves on. It holds the writer weakly: learning comes in
+// bursts (a new partner, a release), and 800 KB kept for good by every
+// policy's store would be memory bounded by the number of routes, not
+// by config; the garbage collector takes it back between bursts.
 type packer struct {
-	w    *flate.Writer
+	w    weak.Pointer[flate.Writer]
 	dict []byte // the dictionary w was made with (the store's, same slice)
 	buf  bytes.Buffer
 }
@@ -58,22 +62,23 @@ const packerMaxBuf = 64 << 10
 // false when that does not make it smaller.
 func (p *packer) deflate(raw, dict []byte) ([]byte, bool) {
 	p.buf.Reset()
-	if p.w == nil || !sameSlice(p.dict, dict) {
-		w, err := flate.NewWriterDict(&p.buf, flate.DefaultCompression, dict)
-		if err != nil {
-			p.w, p.dict = nil, nil
+	w := p.w.Value()
+	if w == nil || !sameSlice(p.dict, dict) {
+		var err error
+		if w, err = flate.NewWriterDict(&p.buf, flate.DefaultCompression, dict); err != nil {
+			p.w, p.dict = weak.Pointer[flate.Writer]{}, nil
 			return nil, false
 		}
-		p.w, p.dict = w, dict
+		p.w, p.dict = weak.Make(w), dict
 	} else {
-		p.w.Reset(&p.buf)
+		w.Reset(&p.buf)
 	}
 	defer func() {
 		if p.buf.Cap() > packerMaxBuf {
 			p.buf = bytes.Buffer{}
 		}
 	}()
-	if _, err := p.w.Write(raw); err != nil || p.w.Close() != nil || p.buf.Len() >= len(raw) {
+	if _, err := w.Write(raw); err != nil || w.Close() != nil || p.buf.Len() >= len(raw) {
 		return nil, false
 	}
 	return bytes.Clone(p.buf.Bytes()), true

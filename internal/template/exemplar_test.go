@@ -78,6 +78,22 @@ func TestPack(t *testing.T) {
 			require.NotNil(t, tp.exDict, "deflated")
 		}
 	})
+	t.Run("ok/deflater-not-kept-for-good", func(t *testing.T) {
+		// Every policy has a store: a writer each, kept for good, would
+		// be memory bounded by the number of routes, not by config.
+		s := &Store{}
+		s.pack(&Template{exemplarValues: exemplarRaw(5, 0)})
+		tp := &Template{exemplarValues: exemplarRaw(5, 1)}
+		s.pack(tp)
+		require.NotNil(t, tp.exDict, "deflated")
+		runtime.GC()
+		assert.Nil(t, s.packer.w.Value(), "the writer outlived a collection")
+		tp = &Template{exemplarValues: exemplarRaw(5, 2)}
+		s.pack(tp)
+		got, err := tp.values()
+		require.NoError(t, err)
+		assert.Equal(t, string(exemplarRaw(5, 2)), string(got), "deflated by a new writer after the collection")
+	})
 	t.Run("ok/incompressible-kept-raw", func(t *testing.T) {
 		s := &Store{}
 		r := rand.New(rand.NewPCG(9, 9))
