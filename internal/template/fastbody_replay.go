@@ -164,9 +164,10 @@ func (fb *fastBody) recEnd(end int) {
 type sibProg struct {
 	ok   bool
 	segs []sibSeg // one per variable part, then the fixed bytes after the last
-	// fixed is the record's bytes, its own copy (the segments' fs are
-	// offsets into it): a record learnt from one message is compared
-	// with another's bytes, never read from the old buffer (fastbody_memo.go).
+	// fixed is the record's fixed segments one after the other, its
+	// own copy (the segments' fs are offsets into it): a record learnt
+	// from one message is compared with another's bytes, never read
+	// from the old buffer (fastbody_memo.go).
 	fixed []byte
 	tags  []sibTag
 	kern  sibKern // the same for the kernel (fastbody_kern.go)
@@ -190,12 +191,26 @@ type sibTag struct {
 	back     [simpleAttrs]int32
 }
 
-// compile builds s.prog from s.evs and the recorded bytes.
-func (s *sibRec) compile(data []byte) {
+// head is the length of the record's first fixed segment (its bytes
+// up to its first variable part): where a sibling of another name
+// differs.
+func (s *sibRec) head() int {
+	for i := range s.evs {
+		if e := &s.evs[i]; e.kind != evTag {
+			return int(e.s - s.start)
+		}
+	}
+	return int(s.end - s.start)
+}
+
+// plan builds s.prog's segments and start tags from s.evs, with each
+// segment's fixed bytes left where they were recorded (fs: data[fs:
+// fs+fn], the message the record is from) and no words: enough to check
+// one sibling against the record, with nothing copied.
+func (s *sibRec) plan() {
 	p := &s.prog
 	p.segs, p.tags = p.segs[:0], p.tags[:0]
-	p.fixed = append(p.fixed[:0], data[s.start:s.end]...)
-	pos := int(s.start)
+	pos := s.start
 	parts := 0
 	for i := range s.evs {
 		e := &s.evs[i]
@@ -208,24 +223,40 @@ func (s *sibRec) compile(data []byte) {
 			p.tags = append(p.tags, t)
 			continue
 		}
-		p.segs = append(p.segs, fixedSeg(data, int(s.start), pos, int(e.s), e.kind, int32(i)))
-		pos = int(e.e)
+		p.segs = append(p.segs, sibSeg{fs: pos, fn: e.s - pos, kind: e.kind, ev: int32(i)})
+		pos = e.e
 		parts++
 	}
-	p.segs = append(p.segs, fixedSeg(data, int(s.start), pos, int(s.end), evTag, -1))
-	s.compileKern()
-	p.ok = true
+	p.segs = append(p.segs, sibSeg{fs: pos, fn: s.end - pos, kind: evTag, ev: -1})
 }
 
-// fixedSeg is the segment of the fixed bytes data[s:e], then a part of
-// kind whose event is ev; the record starts at base.
-func fixedSeg(data []byte, base, s, e int, kind uint8, ev int32) sibSeg {
-	g := sibSeg{fs: int32(s - base), fn: int32(e - s), kind: kind, ev: ev}
-	for k := range min(e-s, 32) {
-		g.w[k/8] |= uint64(data[s+k]) << (8 * (k % 8))
-		g.m[k/8] |= 0xff << (8 * (k % 8))
+// compile builds s.prog from s.evs and the recorded bytes data[s.start:
+// s.end]: the plan, its fixed segments copied into fixed (fs becomes an
+// offset there) with their first 32 bytes as words, and the kernel's
+// program. Only the fixed segments are copied: the record's values and
+// text, which may be most of its bytes, are never read again.
+func (s *sibRec) compile(data []byte) {
+	s.plan()
+	p := &s.prog
+	p.fixed = p.fixed[:0]
+	for i := range p.segs {
+		g := &p.segs[i]
+		src := data[g.fs : g.fs+g.fn]
+		g.fs = int32(len(p.fixed))
+		p.fixed = append(p.fixed, src...)
+		for j := 0; j < 4 && 8*j < len(src); j++ {
+			if w := src[8*j:]; len(w) >= 8 {
+				g.w[j], g.m[j] = binary.LittleEndian.Uint64(w), ^uint64(0)
+			} else {
+				for k, c := range w {
+					g.w[j] |= uint64(c) << (8 * k)
+					g.m[j] |= 0xff << (8 * k)
+				}
+			}
+		}
 	}
-	return g
+	s.compileKern()
+	p.ok = true
 }
 
 // replay takes the start tag at q and its whole subtree when it repeats
@@ -243,11 +274,23 @@ func (fb *fastBody) replayRec(q int) int {
 		return 0
 	}
 	data, end, lim := fb.data, fb.end, fb.lim
-	if !s.prog.ok {
-		s.compile(data)
+	// words: the record is compiled. A record is compiled only once a
+	// sibling repeated it: the fields of an operation or of a list item
+	// are recorded one after the other and each differs from the next
+	// at its name (head), and in a list whose items have optional
+	// elements and escaped text most items differ from the one before
+	// (issue 14's mix: compiling every record was half of the pass).
+	// Until then the first sibling is checked against the record's own
+	// bytes in this message (plan).
+	words := s.prog.ok
+	if !words {
+		if n := s.head(); q+n > end || string(data[q:q+n]) != string(data[s.start:int(s.start)+n]) {
+			return 0
+		}
+		s.plan()
 	}
 	done := 0 // the end of the last subtree taken
-	if !r.on {
+	if words && !r.on {
 		// Not recording (which needs each sibling's parts): the kernel
 		// takes the siblings it can, the loop below the rest.
 		if done = fb.replayKern(s, q); done != 0 {
@@ -257,6 +300,9 @@ func (fb *fastBody) replayRec(q int) int {
 		}
 	}
 	segs, fixed := s.prog.segs, s.prog.fixed
+	if !words {
+		fixed = data // the plan's segments are where they were recorded
+	}
 	nv := len(segs) - 1
 	if cap(r.parts) < nv {
 		r.parts = make([]sibSpan, nv)
@@ -272,7 +318,7 @@ func (fb *fastBody) replayRec(q int) int {
 			// The fixed bytes: the first 32 against the words (16 in
 			// most segments), the rest against the record.
 			fn := int(g.fn)
-			if cur+32 <= len(data) {
+			if words && cur+32 <= len(data) {
 				x := (binary.LittleEndian.Uint64(data[cur:])^g.w[0])&g.m[0] | (binary.LittleEndian.Uint64(data[cur+8:])^g.w[1])&g.m[1]
 				if fn > 16 {
 					x |= (binary.LittleEndian.Uint64(data[cur+16:])^g.w[2])&g.m[2] | (binary.LittleEndian.Uint64(data[cur+24:])^g.w[3])&g.m[3]
@@ -337,6 +383,17 @@ func (fb *fastBody) replayRec(q int) int {
 		}
 		fb.flush()
 		done, q = cur, cur
+		if !words {
+			// The record repeats: compiled for the siblings after
+			// this one (the kernel's too), from the top.
+			s.compile(data)
+			if q+1 < end && data[q] == '<' {
+				if p := fb.replayRec(q); p != 0 {
+					return p
+				}
+			}
+			return done
+		}
 		if q+1 >= end || data[q] != '<' {
 			return done
 		}
