@@ -3,6 +3,7 @@ package template
 import (
 	"encoding/binary"
 	"math/bits"
+	"unicode/utf8"
 )
 
 // Sibling replay (issue 14): a payload's lists repeat one subtree with
@@ -313,6 +314,7 @@ func (fb *fastBody) replayRec(q int) int {
 	for fb.elems+int(s.elems) <= lim.MaxElements {
 		cur := q // the new subtree's bytes before cur are matched
 		text := 0
+		var dirty uint64 // the text parts to write escaped (by part)
 		for i := range segs {
 			g := &segs[i]
 			// The fixed bytes: the first 32 against the words (16 in
@@ -356,6 +358,17 @@ func (fb *fastBody) replayRec(q int) int {
 				ce = fb.next(cur, which)
 				lo, wlen, win = fb.lo, fb.wlen, fb.win
 			}
+			if g.kind == evText && ce < end && data[ce] != '<' {
+				// Text with a reference, a '>' or non-ASCII (most
+				// list items of the realistic mix have some): checked
+				// as the walk checks it, written escaped once the
+				// subtree is accepted.
+				if ce = fb.textPart(cur, ce); ce < 0 {
+					return done
+				}
+				dirty |= 1 << uint(i&63)
+				lo, wlen, win = fb.lo, fb.wlen, fb.win
+			}
 			if ce >= end {
 				return done
 			}
@@ -378,8 +391,12 @@ func (fb *fastBody) replayRec(q int) int {
 		if r.on {
 			fb.recReplayed(s, parts)
 		}
-		for t := range s.prog.tags {
-			fb.reorder(&s.prog.tags[t], parts)
+		if dirty == 0 {
+			for t := range s.prog.tags {
+				fb.reorder(&s.prog.tags[t], parts)
+			}
+		} else {
+			fb.emitDirty(s.prog.tags, parts, dirty)
 		}
 		fb.flush()
 		done, q = cur, cur
@@ -397,8 +414,100 @@ func (fb *fastBody) replayRec(q int) int {
 		if q+1 >= end || data[q] != '<' {
 			return done
 		}
+		if dirty != 0 && !r.on {
+			// Back to the kernel for the siblings after this one.
+			if p := fb.replayKern(s, q); p != 0 {
+				if done, q = p, p; q+1 >= end || data[q] != '<' {
+					return done
+				}
+			}
+		}
 	}
 	return done
+}
+
+// textPart checks the character data of a replayed sibling's text part
+// from ts, at its stop byte i (not '<'), as textStop does, and returns
+// where the part ends (its '<' or end), or -1: not handled.
+func (fb *fastBody) textPart(ts, i int) int {
+	data, end := fb.data, fb.end
+	for i < end && data[i] != '<' {
+		switch c := data[i]; {
+		case c == '>':
+			if i >= ts+2 && data[i-1] == ']' && data[i-2] == ']' {
+				return -1 // "]]>" in text: not well-formed
+			}
+			i++
+		case c == '&':
+			_, n := charRef(data[i:end])
+			if n == 0 {
+				return -1
+			}
+			i += n
+		case c >= 0x80:
+			for i < end && data[i] >= 0x80 {
+				r, n := utf8.DecodeRune(data[i:end])
+				if r == utf8.RuneError || !xmlChar(r) {
+					return -1
+				}
+				i += n
+			}
+		default:
+			return -1 // control characters, CR
+		}
+		if i < end {
+			i = fb.next(i, 0)
+		}
+	}
+	return i
+}
+
+// emitDirty writes an accepted sibling's unsorted start tags and its
+// text parts that need escaping (dirty, by part) in document order: a
+// tag before the text parts after its attributes.
+func (fb *fastBody) emitDirty(tags []sibTag, parts []sibSpan, dirty uint64) {
+	t := 0
+	for dirty != 0 {
+		j := bits.TrailingZeros64(dirty)
+		dirty &= dirty - 1
+		for t < len(tags) && int(tags[t].first) < j {
+			fb.reorder(&tags[t], parts)
+			t++
+		}
+		fb.escText(int(parts[j].s), int(parts[j].e))
+	}
+	for ; t < len(tags); t++ {
+		fb.reorder(&tags[t], parts)
+	}
+}
+
+// escText writes the text data[s:e], which textPart checked, in its
+// canonical form (C14N 1.0 §2.3: references replaced, '&', '<', '>'
+// escaped).
+func (fb *fastBody) escText(s, e int) {
+	if fb.h == nil {
+		fb.mark = e // check only
+		return
+	}
+	fb.sync(s)
+	data, out := fb.data, fb.out
+	run := s
+	for i := s; i < e; {
+		switch data[i] {
+		case '&':
+			r, n := charRef(data[i:e])
+			out = appendTextRune(append(out, data[run:i]...), r)
+			i += n
+			run = i
+		case '>':
+			out = append(append(out, data[run:i]...), "&gt;"...)
+			i++
+			run = i
+		default:
+			i++
+		}
+	}
+	fb.out, fb.mark = append(out, data[run:e]...), e
 }
 
 // sibSpan is a variable part of a replayed subtree: data[s:e].

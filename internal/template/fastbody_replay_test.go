@@ -86,6 +86,17 @@ func fastReplayBase() []string {
 		open + strings.Repeat(`<r:I b="1" a="2"><r:N r:z="1" y="2">t</r:N></r:I>`, 3) + close,
 		open + strings.Repeat(`<r:I b="1" a="2"><r:N xmlns:q="urn:q">t</r:N></r:I>`, 2) + close,
 		open + strings.Repeat(`<r:I b="1" a="2">x>y<r:N>t</r:N></r:I>`, 3) + close, open + `<r:I b="1" a="2">x>y<r:N>t</r:N></r:I><r:I b="1" a="2">xzy<r:N>t</r:N></r:I>` + close,
+		// Text parts with references, '>' and non-ASCII, replayed and
+		// written escaped in document order with the reordered start
+		// tags around them; and what the walk refuses in them.
+		list(`<r:I b="1" a="2"><r:N>a &amp; b &lt; c &gt; d &#60;&#x3E;&#38;&#9;&#xD;&quot;&apos;</r:N></r:I>`),
+		list(`<r:I b="1" a="2"><r:N>Müller → 東京 🚚 x>y ]>]] ]]&gt;</r:N></r:I>`),
+		open + `<r:I b="1" a="2">&amp;<r:N>&lt;</r:N>&gt;</r:I><r:I b="3" a="4">x&amp;y<r:N>é</r:N>></r:I><r:I b="5" a="6">p<r:N>q</r:N>r</r:I><r:I b="7" a="8">&#233;<r:N>&#x1F69A;</r:N>]]</r:I>` + close,
+		open + `<r:I b="1" a="2">t<r:N>t</r:N>t</r:I><r:I b="1" a="2">&amp;<r:N>t</r:N>]]></r:I>` + close,
+		list(`<r:I b="1" a="2"><r:N>a &amp b</r:N></r:I>`), list(`<r:I b="1" a="2"><r:N>a &#0; b</r:N></r:I>`), list(`<r:I b="1" a="2"><r:N>a &#xD800; b</r:N></r:I>`),
+		list(`<r:I b="1" a="2"><r:N>a &bogus; b</r:N></r:I>`), list("<r:I b=\"1\" a=\"2\"><r:N>a &amp; \xff</r:N></r:I>"), list("<r:I b=\"1\" a=\"2\"><r:N>\xc3</r:N></r:I>"),
+		list("<r:I b=\"1\" a=\"2\"><r:N>&amp;\x01</r:N></r:I>"), list("<r:I b=\"1\" a=\"2\"><r:N>é\r\n</r:N></r:I>"), list(`<r:I b="1" a="2"><r:N>x &amp;</r:N>`),
+		list(`<r:I b="1" a="2"><r:N>&amp;`), list(`<r:I b="1" a="2"><r:N>é`),
 	}
 	// A remembered long name, then a start tag cut short at the end of
 	// the content: its compare must not read past the message (it once
@@ -195,7 +206,11 @@ func TestFastBodyReplay(t *testing.T) {
 		{`<r:O xmlns:r="urn:r">` + strings.Repeat(replayItem, 4) + `</r:O>`, 3},
 		{fastReplayEdits("X")[5], 1}, {fastReplayEdits("X")[8], 3},
 		// Across blocks and windows.
-		{fastReplayEdges()[17], 7}, {fastReplayEdges()[64], 199},
+		{fastReplayEdges()[17], 7}, {fastReplayEdges()[64], 200},
+		// Text with references, '>' and non-ASCII is replayed (the
+		// last item of the edge above too).
+		{`<r:O xmlns:r="urn:r">` + strings.Repeat(`<r:I b="1" a="2"><r:N>a &amp; b é > c</r:N></r:I>`, 4) + `</r:O>`, 3},
+		{`<r:O xmlns:r="urn:r"><r:I b="1" a="2">&amp;<r:N>&lt;</r:N>&gt;</r:I><r:I b="3" a="4">x&amp;y<r:N>é</r:N>></r:I><r:I b="5" a="6">p<r:N>q</r:N>r</r:I></r:O>`, 2},
 	} {
 		if got := replays(t, sc, c.body); got != c.want {
 			t.Errorf("%q: %d replays, want %d", c.body, got, c.want)
