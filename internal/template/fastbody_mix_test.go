@@ -129,6 +129,7 @@ func BenchmarkFastBodyMix(b *testing.B) {
 	}
 	sums := make([][32]byte, len(bodies))
 	cFast, cHash := make([]time.Duration, len(mixClasses)), make([]time.Duration, len(mixClasses))
+	replayed, elems := 0, 0 // subtrees replayed, elements
 	b.ReportAllocs()
 	b.SetBytes(int64(total))
 	for b.Loop() {
@@ -140,6 +141,8 @@ func BenchmarkFastBodyMix(b *testing.B) {
 					b.Fatalf("message %d not handled", k)
 				}
 				h.Sum(sums[k][:0])
+				replayed += fb.rec.replayed
+				elems += fb.elems - mb.ctx.elements
 			}
 			c1 := proc.SelfCPU()
 			for _, mb := range set {
@@ -164,4 +167,7 @@ func BenchmarkFastBodyMix(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(f)/float64(s), "cpu-fast/sha256")
+	// How much of the mix the sibling replay takes (deterministic).
+	b.ReportMetric(float64(replayed)/float64(b.N*len(bodies)), "replays/msg")
+	b.ReportMetric(float64(elems)/float64(b.N*len(bodies)), "elements/msg")
 }
