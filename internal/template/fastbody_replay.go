@@ -74,10 +74,51 @@ type recorder struct {
 	epoch int32 // recordings started
 	evs   []sibEvent
 	marks []recMark // by depth: the last simple start tag while recording
-	sibs  []sibRec  // by depth
+	sibs  []sibRec  // by depth, sibAlts each: sibs[d*sibAlts+j]
+	alts  []sibAlt  // by depth
 	parts []sibSpan // replay: the new subtree's variable parts
 
 	replayed int // subtrees replayed (tests)
+}
+
+// sibAlts is how many records a depth keeps: a list whose items have
+// optional elements repeats a few shapes, not one (issue 14's mix: an
+// order line with or without a description, a discount), and the fields
+// of an item each repeat the same field of the item before. A sibling is
+// compared with the one that replayed last first, then the others; a
+// new record takes the oldest slot but that one.
+const sibAlts = 4
+
+// sibAlt is a depth's use of its records: the slot the next record
+// takes, the one that replayed last and the one recorded last.
+type sibAlt struct{ next, hit, last uint8 }
+
+// slot is the record the element ending at depth d makes.
+func (r *recorder) slot(d int) *sibRec {
+	for len(r.sibs) < (d+1)*sibAlts {
+		r.sibs = append(r.sibs, sibRec{})
+	}
+	for len(r.alts) <= d {
+		r.alts = append(r.alts, sibAlt{})
+	}
+	a := &r.alts[d]
+	j := a.next
+	if j == a.hit && r.sibs[d*sibAlts+int(j)].kind != 0 {
+		j = (j + 1) % sibAlts
+	}
+	a.next, a.last = (j+1)%sibAlts, j
+	return &r.sibs[d*sibAlts+int(j)]
+}
+
+// latest is the record made last at depth d, or nil.
+func (r *recorder) latest(d int) *sibRec {
+	if d >= len(r.alts) {
+		return nil
+	}
+	if s := &r.sibs[d*sibAlts+int(r.alts[d].last)]; s.kind != 0 {
+		return s
+	}
+	return nil
 }
 
 // recMark is where a start tag's subtree begins in the recording.
@@ -90,6 +131,7 @@ func (r *recorder) reset() {
 	for i := range r.sibs {
 		r.sibs[i].kind, r.sibs[i].prog.ok = 0, false
 	}
+	clear(r.alts)
 }
 
 // recTag is called for each start tag simpleTag took at q, at depth
@@ -136,12 +178,9 @@ func (fb *fastBody) recText(s, e int) {
 func (fb *fastBody) recEnd(end int) {
 	r := &fb.rec
 	d := len(fb.open)
-	for len(r.sibs) <= d {
-		r.sibs = append(r.sibs, sibRec{})
-	}
-	s := &r.sibs[d]
 	if d == r.depth {
 		r.on = false
+		s := r.slot(d)
 		s.kind, s.start, s.end, s.elems = fb.open[d-1].kind, int32(r.start), int32(end), r.elems
 		s.evs, r.evs = r.evs, s.evs[:0]
 		s.prog.ok = false
@@ -152,6 +191,7 @@ func (fb *fastBody) recEnd(end int) {
 	// and closed (a replayed one adds its parts).
 	if d > r.depth && d < len(r.marks) && r.marks[d].epoch == r.epoch {
 		m := r.marks[d]
+		s := r.slot(d)
 		s.kind, s.start, s.end, s.elems = fb.open[d-1].kind, m.pos, int32(end), r.elems-m.elems
 		s.evs = append(s.evs[:0], r.evs[m.ev:]...)
 		s.prog.ok = false
@@ -260,20 +300,33 @@ func (s *sibRec) compile(data []byte) {
 	p.ok = true
 }
 
-// replay takes the start tag at q and its whole subtree when it repeats
-// the one recorded at its depth, and the siblings right after it that
-// repeat it too; it returns the end of the last, or 0 (nothing done: the
-// walk goes on tag by tag).
+// replayRec takes the start tag at q and its whole subtree when it
+// repeats one of the records at its depth, and the siblings right after
+// it that repeat that one too; it returns the end of the last, or 0
+// (nothing done: the walk goes on tag by tag).
 func (fb *fastBody) replayRec(q int) int {
 	r := &fb.rec
 	d := len(fb.open)
-	if d >= len(r.sibs) {
+	if d >= len(r.alts) {
 		return 0
 	}
-	s := &r.sibs[d]
-	if s.kind == 0 || s.kind != fb.open[d-1].kind {
-		return 0
+	kind := fb.open[d-1].kind
+	a := &r.alts[d]
+	for k := range sibAlts {
+		j := (int(a.hit) + k) % sibAlts
+		if s := &r.sibs[d*sibAlts+j]; s.kind != 0 && s.kind == kind {
+			if p := fb.replayOne(s, q); p != 0 {
+				a.hit = uint8(j)
+				return p
+			}
+		}
 	}
+	return 0
+}
+
+// replayOne is replayRec with the record s.
+func (fb *fastBody) replayOne(s *sibRec, q int) int {
+	r := &fb.rec
 	data, end, lim := fb.data, fb.end, fb.lim
 	// words: the record is compiled. A record is compiled only once a
 	// sibling repeated it: the fields of an operation or of a list item
@@ -405,7 +458,7 @@ func (fb *fastBody) replayRec(q int) int {
 			// this one (the kernel's too), from the top.
 			s.compile(data)
 			if q+1 < end && data[q] == '<' {
-				if p := fb.replayRec(q); p != 0 {
+				if p := fb.replayOne(s, q); p != 0 {
 					return p
 				}
 			}

@@ -201,10 +201,14 @@ func TestFastBodyReplay(t *testing.T) {
 		{`<r:O xmlns:r="urn:r"><r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="3">v</r:L><r:L x="4">w</r:L><r:L x="5">z</r:L></r:I></r:O>`, 4},
 		{`<r:O xmlns:r="urn:r"><r:I b="1" a="2"><r:L x="1"><r:V>t</r:V></r:L><r:L x="2"><r:V>u</r:V></r:L></r:I><r:I b="1" a="2"><r:L x="3"><r:V>v</r:V></r:L></r:I><r:I b="1" a="2"><r:L x="3"><r:V>v</r:V></r:L></r:I></r:O>`, 3},
 		// Long fixed segments, three attributes reordered; a third item
-		// whose attribute name differs is walked (and recorded), one whose
-		// value differs replayed.
+		// whose attribute name differs is walked (and recorded), its three
+		// children replayed against the first item's (sibAlts), and the
+		// fourth against the first item's record; one whose value
+		// differs replayed.
 		{`<r:O xmlns:r="urn:r">` + strings.Repeat(replayItem, 4) + `</r:O>`, 3},
-		{fastReplayEdits("X")[5], 1}, {fastReplayEdits("X")[8], 3},
+		{fastReplayEdits("X")[5], 5}, {fastReplayEdits("X")[8], 3},
+		// Items of two shapes in turn: each replays against its own.
+		{`<r:O xmlns:r="urn:r">` + strings.Repeat(`<r:I b="1"><r:N>t</r:N></r:I><r:I b="2"><r:N>t</r:N><r:D>d</r:D></r:I>`, 4) + `</r:O>`, 6 + 1},
 		// Across blocks and windows.
 		{fastReplayEdges()[17], 7}, {fastReplayEdges()[64], 200},
 		// Text with references, '>' and non-ASCII is replayed (the
