@@ -129,7 +129,7 @@ func BenchmarkFastBodyMix(b *testing.B) {
 	}
 	sums := make([][32]byte, len(bodies))
 	cFast, cHash := make([]time.Duration, len(mixClasses)), make([]time.Duration, len(mixClasses))
-	replayed, elems := 0, 0 // subtrees replayed, elements
+	replayed, elems, memoHits := 0, 0, 0 // subtrees replayed, elements, first tags the memo took
 	b.ReportAllocs()
 	b.SetBytes(int64(total))
 	for b.Loop() {
@@ -142,6 +142,9 @@ func BenchmarkFastBodyMix(b *testing.B) {
 				}
 				h.Sum(sums[k][:0])
 				replayed += fb.rec.replayed
+				if fb.memo.hit {
+					memoHits++
+				}
 				elems += fb.elems - mb.ctx.elements
 			}
 			c1 := proc.SelfCPU()
@@ -170,4 +173,5 @@ func BenchmarkFastBodyMix(b *testing.B) {
 	// How much of the mix the sibling replay takes (deterministic).
 	b.ReportMetric(float64(replayed)/float64(b.N*len(bodies)), "replays/msg")
 	b.ReportMetric(float64(elems)/float64(b.N*len(bodies)), "elements/msg")
+	b.ReportMetric(float64(memoHits)/float64(b.N*len(bodies)), "memo-hits/msg")
 }
