@@ -8,30 +8,35 @@ import (
 
 // Sibling replay (issue 14): a payload's lists repeat one subtree with
 // other values (<Item sku=".." qty=".."><Note>..</Note></Item> a
-// thousand times). The walk records, for the last subtree at a depth made
-// only of simple tags (simpleTag: no namespace declared or rendered, no
-// empty-element tag, end tags without white space), where its variable
-// parts are: attribute values and runs of character data. The next start
-// tag at that depth, under a parent of the same kind, is first compared
-// with the recorded subtree: its fixed bytes (names, attribute names,
-// punctuation, end tags) must equal the recorded ones, and each variable
-// part must end at the byte the recorded one ended at ('"' for a value,
-// '<' for text) with no stop byte before it (fastbody_scan.go), so that
-// it is canonical as it is. Such a subtree is the recorded one with other
-// plain values: the tag-by-tag walk would make the same decisions on it
-// (the same names, prefixes, namespace, order and checks) and the same
+// thousand times). The walk records, for the last subtrees at a depth
+// (sibAlts of them) made only of simple tags (simpleTag: no namespace
+// declared or rendered, no empty-element tag, end tags without white
+// space), where their variable parts are: attribute values and runs of
+// character data. The next start tag at that depth, under a parent of
+// the same kind, is first compared with a recorded subtree: its fixed
+// bytes (names, attribute names, punctuation, end tags) must equal the
+// recorded ones, and each variable part must end at the byte the
+// recorded one ended at ('"' for a value, '<' for text). A value must
+// hold no stop byte (fastbody_scan.go), so that it is canonical as it
+// is; a text's stop bytes other than '<' (a reference, '>', non-ASCII)
+// are checked as the walk checks them (textPart) and the text written
+// escaped (escText). Such a subtree is the recorded one with other
+// values: the tag-by-tag walk would make the same decisions on it (the
+// same names, prefixes, namespace, order and checks) and the same
 // output up to the values, so it is accepted and emitted at once: the
 // input as it is, except each unsorted start tag's attributes in the
-// recorded canonical order. The limits that depend on the values are
-// checked here (value and text lengths, the latter for all the subtree's
-// text together, which is stricter than per element); the element count
-// is added. Anything else falls back to the walk.
+// recorded canonical order and the escaped texts. The limits that
+// depend on the values are checked here (value and text lengths, the
+// latter for all the subtree's text together, which is stricter than per
+// element); the element count is added. Anything else falls back to the
+// walk.
 //
 // The cost of a replayed sibling is meant to be close to a compare
-// (issue 14): the record is compiled once (sibProg) into its fixed
-// segments held as words, the siblings that follow one another are
-// taken in one loop, and a reordered start tag is the input copied once
-// with its attributes written over it.
+// (issue 14): a record that repeated once is compiled (sibProg) into
+// its fixed segments held as words (until then its first sibling is
+// compared with the record's own bytes: plan), the siblings that follow
+// one another are taken in one loop, and a reordered start tag is the
+// input copied once with its attributes written over it.
 
 const (
 	evAttr = iota // an attribute value: data[s:e], e the closing quote
