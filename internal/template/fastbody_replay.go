@@ -373,6 +373,7 @@ func (fb *fastBody) replayOne(s *sibRec, q int) int {
 		cur := q // the new subtree's bytes before cur are matched
 		text := 0
 		var dirty uint64 // the text parts to write escaped (by part)
+		stops := false   // a text part held a stop byte: not the kernel's
 		for i := range segs {
 			g := &segs[i]
 			// The fixed bytes: the first 32 against the words (16 in
@@ -420,11 +421,14 @@ func (fb *fastBody) replayOne(s *sibRec, q int) int {
 				// Text with a reference, a '>' or non-ASCII (most
 				// list items of the realistic mix have some): checked
 				// as the walk checks it, written escaped once the
-				// subtree is accepted.
-				if ce = fb.textPart(cur, ce); ce < 0 {
+				// subtree is accepted (non-ASCII as it is).
+				var esc bool
+				if ce, esc = fb.textPart(cur, ce); ce < 0 {
 					return done
 				}
-				dirty |= 1 << uint(i&63)
+				if stops = true; esc {
+					dirty |= 1 << uint(i&63)
+				}
 				lo, wlen, win = fb.lo, fb.wlen, fb.win
 			}
 			if ce >= end {
@@ -472,7 +476,7 @@ func (fb *fastBody) replayOne(s *sibRec, q int) int {
 		if q+1 >= end || data[q] != '<' {
 			return done
 		}
-		if dirty != 0 && !r.on {
+		if stops && !r.on {
 			// Back to the kernel for the siblings after this one.
 			if p := fb.replayKern(s, q); p != 0 {
 				if done, q = p, p; q+1 >= end || data[q] != '<' {
@@ -486,38 +490,40 @@ func (fb *fastBody) replayOne(s *sibRec, q int) int {
 
 // textPart checks the character data of a replayed sibling's text part
 // from ts, at its stop byte i (not '<'), as textStop does, and returns
-// where the part ends (its '<' or end), or -1: not handled.
-func (fb *fastBody) textPart(ts, i int) int {
+// where the part ends (its '<' or end), or -1: not handled; esc: it
+// holds a reference or a '>', and its canonical form is not its bytes
+// (non-ASCII is copied as it is).
+func (fb *fastBody) textPart(ts, i int) (_ int, esc bool) {
 	data, end := fb.data, fb.end
 	for i < end && data[i] != '<' {
 		switch c := data[i]; {
 		case c == '>':
 			if i >= ts+2 && data[i-1] == ']' && data[i-2] == ']' {
-				return -1 // "]]>" in text: not well-formed
+				return -1, false // "]]>" in text: not well-formed
 			}
-			i++
+			i, esc = i+1, true
 		case c == '&':
 			_, n := charRef(data[i:end])
 			if n == 0 {
-				return -1
+				return -1, false
 			}
-			i += n
+			i, esc = i+n, true
 		case c >= 0x80:
 			for i < end && data[i] >= 0x80 {
 				r, n := utf8.DecodeRune(data[i:end])
 				if r == utf8.RuneError || !xmlChar(r) {
-					return -1
+					return -1, false
 				}
 				i += n
 			}
 		default:
-			return -1 // control characters, CR
+			return -1, false // control characters, CR
 		}
 		if i < end {
 			i = fb.next(i, 0)
 		}
 	}
-	return i
+	return i, esc
 }
 
 // emitDirty writes an accepted sibling's unsorted start tags and its
