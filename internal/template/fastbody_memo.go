@@ -215,6 +215,7 @@ func (fb *fastBody) newMemo() *fastMemo {
 			if !s.prog.ok {
 				s.compile(data)
 			}
+			s.kernel()
 			m.rec.copyFrom(s)
 		}
 	}
@@ -237,5 +238,5 @@ func (s *sibRec) copyFrom(m *sibRec) {
 		k.pos = make([]int, need)
 	}
 	k.pos = k.pos[:2*len(k.segs)]
-	p.ok = true
+	p.ok, p.kernOK = true, mp.kernOK
 }

@@ -208,8 +208,10 @@ func (fb *fastBody) recEnd(end int) {
 // are compared in two loads (four past 16 bytes, the rest against the
 // record past 32), and the start tags to reorder.
 type sibProg struct {
-	ok   bool
-	segs []sibSeg // one per variable part, then the fixed bytes after the last
+	ok bool
+	// kernOK: kern is compiled, at the kernel's first use (kernel).
+	kernOK bool
+	segs   []sibSeg // one per variable part, then the fixed bytes after the last
 	// fixed is the record's fixed segments one after the other, its
 	// own copy (the segments' fs are offsets into it): a record learnt
 	// from one message is compared with another's bytes, never read
@@ -301,8 +303,19 @@ func (s *sibRec) compile(data []byte) {
 			}
 		}
 	}
-	s.compileKern()
+	p.kern.segs, p.kernOK = p.kern.segs[:0], false
 	p.ok = true
+}
+
+// kernel compiles s's kernel program unless it is: at its first use, as
+// a record taken only while a recording is on (its siblings' parts
+// recorded by the loop) never runs the kernel; on the mix compileKern
+// was most of a compile.
+func (s *sibRec) kernel() {
+	if !s.prog.kernOK {
+		s.compileKern()
+		s.prog.kernOK = true
+	}
 }
 
 // replayRec takes the start tag at q and its whole subtree when it
@@ -352,6 +365,7 @@ func (fb *fastBody) replayOne(s *sibRec, q int) int {
 	if words && !r.on {
 		// Not recording (which needs each sibling's parts): the kernel
 		// takes the siblings it can, the loop below the rest.
+		s.kernel()
 		if done = fb.replayKern(s, q); done != 0 {
 			if q = done; q+1 >= end || data[q] != '<' {
 				return done
@@ -478,6 +492,7 @@ func (fb *fastBody) replayOne(s *sibRec, q int) int {
 		}
 		if stops && !r.on {
 			// Back to the kernel for the siblings after this one.
+			s.kernel()
 			if p := fb.replayKern(s, q); p != 0 {
 				if done, q = p, p; q+1 >= end || data[q] != '<' {
 					return done

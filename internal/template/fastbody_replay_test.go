@@ -207,6 +207,12 @@ func TestFastBodyReplay(t *testing.T) {
 		// differs replayed.
 		{`<r:O xmlns:r="urn:r">` + strings.Repeat(replayItem, 4) + `</r:O>`, 3},
 		{fastReplayEdits("X")[5], 5}, {fastReplayEdits("X")[8], 3},
+		// A record's slot taken by another shape (sibAlts: the slot
+		// of A, not the one that replayed last) recompiles its kernel
+		// program: the A items after E are not counted as E's (the N
+		// of B and of the first E replay too).
+		{`<r:O xmlns:r="urn:r">` + strings.Repeat(altA, 3) + strings.Repeat(`<r:J b="1"><r:N>t</r:N></r:J>`, 2) + `<r:K>t</r:K><r:L>t</r:L>` +
+			strings.Repeat(`<r:I b="1" a="2"><r:N>t</r:N><r:M>u</r:M></r:I>`, 2) + strings.Repeat(altA, 8) + `</r:O>`, 2 + 1 + 1 + 1 + 1 + 8},
 		// Items of two shapes in turn: each replays against its own.
 		{`<r:O xmlns:r="urn:r">` + strings.Repeat(`<r:I b="1"><r:N>t</r:N></r:I><r:I b="2"><r:N>t</r:N><r:D>d</r:D></r:I>`, 4) + `</r:O>`, 6 + 1},
 		// Across blocks and windows.
@@ -221,6 +227,9 @@ func TestFastBodyReplay(t *testing.T) {
 		}
 	}
 }
+
+// altA is an item of TestFastBodyReplay's slot case.
+const altA = `<r:I b="1" a="2"><r:N>t</r:N></r:I>`
 
 // replays is how many subtrees the fast body replays in body.
 func replays(t *testing.T, sc *xmlscan.Scanner, body string) int {
