@@ -160,11 +160,8 @@ func (fb *fastBody) replay(q int) int {
 	}
 	ms.installed = true
 	r := &fb.rec
-	for len(r.sibs) <= 2 {
-		r.sibs = append(r.sibs, sibRec{})
-	}
-	if m := ms.m; m.rec.kind == 1 && r.sibs[2].kind == 0 && fb.open[1].kind == 1 {
-		r.sibs[2].copyFrom(&m.rec)
+	if m := ms.m; m.rec.kind == 1 && r.latest(2) == nil && fb.open[1].kind == 1 {
+		r.slot(2).copyFrom(&m.rec)
 	}
 	p := fb.replayRec(q)
 	ms.used = p != 0
@@ -179,7 +176,8 @@ func (fb *fastBody) memoEnd() {
 		return
 	}
 	if cur := fb.ctx.memo.Load(); cur != nil {
-		hasRec := len(fb.rec.sibs) > 2 && fb.rec.sibs[2].kind == 1
+		s := fb.rec.latest(2)
+		hasRec := s != nil && s.kind == 1
 		if ms.hit && (ms.used || !hasRec) {
 			return
 		}
@@ -212,11 +210,12 @@ func (fb *fastBody) newMemo() *fastMemo {
 		m.rend = append(m.rend, nsb{slices.Clone(b.prefix), slices.Clone(b.uri)})
 	}
 	m.space = slices.Clone(fb.spaces[0])
-	if len(fb.rec.sibs) > 2 {
-		if s := &fb.rec.sibs[2]; s.kind == 1 && s.end-s.start <= memoMaxRecord {
+	if s := fb.rec.latest(2); s != nil {
+		if s.kind == 1 && s.end-s.start <= memoMaxRecord {
 			if !s.prog.ok {
 				s.compile(data)
 			}
+			s.kernel()
 			m.rec.copyFrom(s)
 		}
 	}
@@ -239,5 +238,5 @@ func (s *sibRec) copyFrom(m *sibRec) {
 		k.pos = make([]int, need)
 	}
 	k.pos = k.pos[:2*len(k.segs)]
-	p.ok = true
+	p.ok, p.kernOK = true, mp.kernOK
 }

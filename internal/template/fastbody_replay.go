@@ -3,34 +3,40 @@ package template
 import (
 	"encoding/binary"
 	"math/bits"
+	"unicode/utf8"
 )
 
 // Sibling replay (issue 14): a payload's lists repeat one subtree with
 // other values (<Item sku=".." qty=".."><Note>..</Note></Item> a
-// thousand times). The walk records, for the last subtree at a depth made
-// only of simple tags (simpleTag: no namespace declared or rendered, no
-// empty-element tag, end tags without white space), where its variable
-// parts are: attribute values and runs of character data. The next start
-// tag at that depth, under a parent of the same kind, is first compared
-// with the recorded subtree: its fixed bytes (names, attribute names,
-// punctuation, end tags) must equal the recorded ones, and each variable
-// part must end at the byte the recorded one ended at ('"' for a value,
-// '<' for text) with no stop byte before it (fastbody_scan.go), so that
-// it is canonical as it is. Such a subtree is the recorded one with other
-// plain values: the tag-by-tag walk would make the same decisions on it
-// (the same names, prefixes, namespace, order and checks) and the same
+// thousand times). The walk records, for the last subtrees at a depth
+// (sibAlts of them) made only of simple tags (simpleTag: no namespace
+// declared or rendered, no empty-element tag, end tags without white
+// space), where their variable parts are: attribute values and runs of
+// character data. The next start tag at that depth, under a parent of
+// the same kind, is first compared with a recorded subtree: its fixed
+// bytes (names, attribute names, punctuation, end tags) must equal the
+// recorded ones, and each variable part must end at the byte the
+// recorded one ended at ('"' for a value, '<' for text). A value must
+// hold no stop byte (fastbody_scan.go), so that it is canonical as it
+// is; a text's stop bytes other than '<' (a reference, '>', non-ASCII)
+// are checked as the walk checks them (textPart) and the text written
+// escaped (escText). Such a subtree is the recorded one with other
+// values: the tag-by-tag walk would make the same decisions on it (the
+// same names, prefixes, namespace, order and checks) and the same
 // output up to the values, so it is accepted and emitted at once: the
 // input as it is, except each unsorted start tag's attributes in the
-// recorded canonical order. The limits that depend on the values are
-// checked here (value and text lengths, the latter for all the subtree's
-// text together, which is stricter than per element); the element count
-// is added. Anything else falls back to the walk.
+// recorded canonical order and the escaped texts. The limits that
+// depend on the values are checked here (value and text lengths, the
+// latter for all the subtree's text together, which is stricter than per
+// element); the element count is added. Anything else falls back to the
+// walk.
 //
 // The cost of a replayed sibling is meant to be close to a compare
-// (issue 14): the record is compiled once (sibProg) into its fixed
-// segments held as words, the siblings that follow one another are
-// taken in one loop, and a reordered start tag is the input copied once
-// with its attributes written over it.
+// (issue 14): a record that repeated once is compiled (sibProg) into
+// its fixed segments held as words (until then its first sibling is
+// compared with the record's own bytes: plan), the siblings that follow
+// one another are taken in one loop, and a reordered start tag is the
+// input copied once with its attributes written over it.
 
 const (
 	evAttr = iota // an attribute value: data[s:e], e the closing quote
@@ -73,10 +79,51 @@ type recorder struct {
 	epoch int32 // recordings started
 	evs   []sibEvent
 	marks []recMark // by depth: the last simple start tag while recording
-	sibs  []sibRec  // by depth
+	sibs  []sibRec  // by depth, sibAlts each: sibs[d*sibAlts+j]
+	alts  []sibAlt  // by depth
 	parts []sibSpan // replay: the new subtree's variable parts
 
 	replayed int // subtrees replayed (tests)
+}
+
+// sibAlts is how many records a depth keeps: a list whose items have
+// optional elements repeats a few shapes, not one (issue 14's mix: an
+// order line with or without a description, a discount), and the fields
+// of an item each repeat the same field of the item before. A sibling is
+// compared with the one that replayed last first, then the others; a
+// new record takes the oldest slot but that one.
+const sibAlts = 4
+
+// sibAlt is a depth's use of its records: the slot the next record
+// takes, the one that replayed last and the one recorded last.
+type sibAlt struct{ next, hit, last uint8 }
+
+// slot is the record the element ending at depth d makes.
+func (r *recorder) slot(d int) *sibRec {
+	for len(r.sibs) < (d+1)*sibAlts {
+		r.sibs = append(r.sibs, sibRec{})
+	}
+	for len(r.alts) <= d {
+		r.alts = append(r.alts, sibAlt{})
+	}
+	a := &r.alts[d]
+	j := a.next
+	if j == a.hit && r.sibs[d*sibAlts+int(j)].kind != 0 {
+		j = (j + 1) % sibAlts
+	}
+	a.next, a.last = (j+1)%sibAlts, j
+	return &r.sibs[d*sibAlts+int(j)]
+}
+
+// latest is the record made last at depth d, or nil.
+func (r *recorder) latest(d int) *sibRec {
+	if d >= len(r.alts) {
+		return nil
+	}
+	if s := &r.sibs[d*sibAlts+int(r.alts[d].last)]; s.kind != 0 {
+		return s
+	}
+	return nil
 }
 
 // recMark is where a start tag's subtree begins in the recording.
@@ -89,6 +136,7 @@ func (r *recorder) reset() {
 	for i := range r.sibs {
 		r.sibs[i].kind, r.sibs[i].prog.ok = 0, false
 	}
+	clear(r.alts)
 }
 
 // recTag is called for each start tag simpleTag took at q, at depth
@@ -135,12 +183,9 @@ func (fb *fastBody) recText(s, e int) {
 func (fb *fastBody) recEnd(end int) {
 	r := &fb.rec
 	d := len(fb.open)
-	for len(r.sibs) <= d {
-		r.sibs = append(r.sibs, sibRec{})
-	}
-	s := &r.sibs[d]
 	if d == r.depth {
 		r.on = false
+		s := r.slot(d)
 		s.kind, s.start, s.end, s.elems = fb.open[d-1].kind, int32(r.start), int32(end), r.elems
 		s.evs, r.evs = r.evs, s.evs[:0]
 		s.prog.ok = false
@@ -151,6 +196,7 @@ func (fb *fastBody) recEnd(end int) {
 	// and closed (a replayed one adds its parts).
 	if d > r.depth && d < len(r.marks) && r.marks[d].epoch == r.epoch {
 		m := r.marks[d]
+		s := r.slot(d)
 		s.kind, s.start, s.end, s.elems = fb.open[d-1].kind, m.pos, int32(end), r.elems-m.elems
 		s.evs = append(s.evs[:0], r.evs[m.ev:]...)
 		s.prog.ok = false
@@ -162,11 +208,14 @@ func (fb *fastBody) recEnd(end int) {
 // are compared in two loads (four past 16 bytes, the rest against the
 // record past 32), and the start tags to reorder.
 type sibProg struct {
-	ok   bool
-	segs []sibSeg // one per variable part, then the fixed bytes after the last
-	// fixed is the record's bytes, its own copy (the segments' fs are
-	// offsets into it): a record learnt from one message is compared
-	// with another's bytes, never read from the old buffer (fastbody_memo.go).
+	ok bool
+	// kernOK: kern is compiled, at the kernel's first use (kernel).
+	kernOK bool
+	segs   []sibSeg // one per variable part, then the fixed bytes after the last
+	// fixed is the record's fixed segments one after the other, its
+	// own copy (the segments' fs are offsets into it): a record learnt
+	// from one message is compared with another's bytes, never read
+	// from the old buffer (fastbody_memo.go).
 	fixed []byte
 	tags  []sibTag
 	kern  sibKern // the same for the kernel (fastbody_kern.go)
@@ -190,12 +239,26 @@ type sibTag struct {
 	back     [simpleAttrs]int32
 }
 
-// compile builds s.prog from s.evs and the recorded bytes.
-func (s *sibRec) compile(data []byte) {
+// head is the length of the record's first fixed segment (its bytes
+// up to its first variable part): where a sibling of another name
+// differs.
+func (s *sibRec) head() int {
+	for i := range s.evs {
+		if e := &s.evs[i]; e.kind != evTag {
+			return int(e.s - s.start)
+		}
+	}
+	return int(s.end - s.start)
+}
+
+// plan builds s.prog's segments and start tags from s.evs, with each
+// segment's fixed bytes left where they were recorded (fs: data[fs:
+// fs+fn], the message the record is from) and no words: enough to check
+// one sibling against the record, with nothing copied.
+func (s *sibRec) plan() {
 	p := &s.prog
 	p.segs, p.tags = p.segs[:0], p.tags[:0]
-	p.fixed = append(p.fixed[:0], data[s.start:s.end]...)
-	pos := int(s.start)
+	pos := s.start
 	parts := 0
 	for i := range s.evs {
 		e := &s.evs[i]
@@ -208,48 +271,101 @@ func (s *sibRec) compile(data []byte) {
 			p.tags = append(p.tags, t)
 			continue
 		}
-		p.segs = append(p.segs, fixedSeg(data, int(s.start), pos, int(e.s), e.kind, int32(i)))
-		pos = int(e.e)
+		p.segs = append(p.segs, sibSeg{fs: pos, fn: e.s - pos, kind: e.kind, ev: int32(i)})
+		pos = e.e
 		parts++
 	}
-	p.segs = append(p.segs, fixedSeg(data, int(s.start), pos, int(s.end), evTag, -1))
-	s.compileKern()
+	p.segs = append(p.segs, sibSeg{fs: pos, fn: s.end - pos, kind: evTag, ev: -1})
+}
+
+// compile builds s.prog from s.evs and the recorded bytes data[s.start:
+// s.end]: the plan, its fixed segments copied into fixed (fs becomes an
+// offset there) with their first 32 bytes as words, and the kernel's
+// program. Only the fixed segments are copied: the record's values and
+// text, which may be most of its bytes, are never read again.
+func (s *sibRec) compile(data []byte) {
+	s.plan()
+	p := &s.prog
+	p.fixed = p.fixed[:0]
+	for i := range p.segs {
+		g := &p.segs[i]
+		src := data[g.fs : g.fs+g.fn]
+		g.fs = int32(len(p.fixed))
+		p.fixed = append(p.fixed, src...)
+		for j := 0; j < 4 && 8*j < len(src); j++ {
+			if w := src[8*j:]; len(w) >= 8 {
+				g.w[j], g.m[j] = binary.LittleEndian.Uint64(w), ^uint64(0)
+			} else {
+				for k, c := range w {
+					g.w[j] |= uint64(c) << (8 * k)
+					g.m[j] |= 0xff << (8 * k)
+				}
+			}
+		}
+	}
+	p.kern.segs, p.kernOK = p.kern.segs[:0], false
 	p.ok = true
 }
 
-// fixedSeg is the segment of the fixed bytes data[s:e], then a part of
-// kind whose event is ev; the record starts at base.
-func fixedSeg(data []byte, base, s, e int, kind uint8, ev int32) sibSeg {
-	g := sibSeg{fs: int32(s - base), fn: int32(e - s), kind: kind, ev: ev}
-	for k := range min(e-s, 32) {
-		g.w[k/8] |= uint64(data[s+k]) << (8 * (k % 8))
-		g.m[k/8] |= 0xff << (8 * (k % 8))
+// kernel compiles s's kernel program unless it is: at its first use, as
+// a record taken only while a recording is on (its siblings' parts
+// recorded by the loop) never runs the kernel; on the mix compileKern
+// was most of a compile.
+func (s *sibRec) kernel() {
+	if !s.prog.kernOK {
+		s.compileKern()
+		s.prog.kernOK = true
 	}
-	return g
 }
 
-// replay takes the start tag at q and its whole subtree when it repeats
-// the one recorded at its depth, and the siblings right after it that
-// repeat it too; it returns the end of the last, or 0 (nothing done: the
-// walk goes on tag by tag).
+// replayRec takes the start tag at q and its whole subtree when it
+// repeats one of the records at its depth, and the siblings right after
+// it that repeat that one too; it returns the end of the last, or 0
+// (nothing done: the walk goes on tag by tag).
 func (fb *fastBody) replayRec(q int) int {
 	r := &fb.rec
 	d := len(fb.open)
-	if d >= len(r.sibs) {
+	if d >= len(r.alts) {
 		return 0
 	}
-	s := &r.sibs[d]
-	if s.kind == 0 || s.kind != fb.open[d-1].kind {
-		return 0
+	kind := fb.open[d-1].kind
+	a := &r.alts[d]
+	for k := range sibAlts {
+		j := (int(a.hit) + k) % sibAlts
+		if s := &r.sibs[d*sibAlts+j]; s.kind != 0 && s.kind == kind {
+			if p := fb.replayOne(s, q); p != 0 {
+				a.hit = uint8(j)
+				return p
+			}
+		}
 	}
+	return 0
+}
+
+// replayOne is replayRec with the record s.
+func (fb *fastBody) replayOne(s *sibRec, q int) int {
+	r := &fb.rec
 	data, end, lim := fb.data, fb.end, fb.lim
-	if !s.prog.ok {
-		s.compile(data)
+	// words: the record is compiled. A record is compiled only once a
+	// sibling repeated it: the fields of an operation or of a list item
+	// are recorded one after the other and each differs from the next
+	// at its name (head), and in a list whose items have optional
+	// elements and escaped text most items differ from the one before
+	// (issue 14's mix: compiling every record was half of the pass).
+	// Until then the first sibling is checked against the record's own
+	// bytes in this message (plan).
+	words := s.prog.ok
+	if !words {
+		if n := s.head(); q+n > end || string(data[q:q+n]) != string(data[s.start:int(s.start)+n]) {
+			return 0
+		}
+		s.plan()
 	}
 	done := 0 // the end of the last subtree taken
-	if !r.on {
+	if words && !r.on {
 		// Not recording (which needs each sibling's parts): the kernel
 		// takes the siblings it can, the loop below the rest.
+		s.kernel()
 		if done = fb.replayKern(s, q); done != 0 {
 			if q = done; q+1 >= end || data[q] != '<' {
 				return done
@@ -257,6 +373,9 @@ func (fb *fastBody) replayRec(q int) int {
 		}
 	}
 	segs, fixed := s.prog.segs, s.prog.fixed
+	if !words {
+		fixed = data // the plan's segments are where they were recorded
+	}
 	nv := len(segs) - 1
 	if cap(r.parts) < nv {
 		r.parts = make([]sibSpan, nv)
@@ -267,12 +386,14 @@ func (fb *fastBody) replayRec(q int) int {
 	for fb.elems+int(s.elems) <= lim.MaxElements {
 		cur := q // the new subtree's bytes before cur are matched
 		text := 0
+		var dirty uint64 // the text parts to write escaped (by part)
+		stops := false   // a text part held a stop byte: not the kernel's
 		for i := range segs {
 			g := &segs[i]
 			// The fixed bytes: the first 32 against the words (16 in
 			// most segments), the rest against the record.
 			fn := int(g.fn)
-			if cur+32 <= len(data) {
+			if words && cur+32 <= len(data) {
 				x := (binary.LittleEndian.Uint64(data[cur:])^g.w[0])&g.m[0] | (binary.LittleEndian.Uint64(data[cur+8:])^g.w[1])&g.m[1]
 				if fn > 16 {
 					x |= (binary.LittleEndian.Uint64(data[cur+16:])^g.w[2])&g.m[2] | (binary.LittleEndian.Uint64(data[cur+24:])^g.w[3])&g.m[3]
@@ -310,6 +431,20 @@ func (fb *fastBody) replayRec(q int) int {
 				ce = fb.next(cur, which)
 				lo, wlen, win = fb.lo, fb.wlen, fb.win
 			}
+			if g.kind == evText && ce < end && data[ce] != '<' {
+				// Text with a reference, a '>' or non-ASCII (most
+				// list items of the realistic mix have some): checked
+				// as the walk checks it, written escaped once the
+				// subtree is accepted (non-ASCII as it is).
+				var esc bool
+				if ce, esc = fb.textPart(cur, ce); ce < 0 {
+					return done
+				}
+				if stops = true; esc {
+					dirty |= 1 << uint(i&63)
+				}
+				lo, wlen, win = fb.lo, fb.wlen, fb.win
+			}
 			if ce >= end {
 				return done
 			}
@@ -332,16 +467,126 @@ func (fb *fastBody) replayRec(q int) int {
 		if r.on {
 			fb.recReplayed(s, parts)
 		}
-		for t := range s.prog.tags {
-			fb.reorder(&s.prog.tags[t], parts)
+		if dirty == 0 {
+			for t := range s.prog.tags {
+				fb.reorder(&s.prog.tags[t], parts)
+			}
+		} else {
+			fb.emitDirty(s.prog.tags, parts, dirty)
 		}
 		fb.flush()
 		done, q = cur, cur
+		if !words {
+			// The record repeats: compiled for the siblings after
+			// this one (the kernel's too), from the top.
+			s.compile(data)
+			if q+1 < end && data[q] == '<' {
+				if p := fb.replayOne(s, q); p != 0 {
+					return p
+				}
+			}
+			return done
+		}
 		if q+1 >= end || data[q] != '<' {
 			return done
 		}
+		if stops && !r.on {
+			// Back to the kernel for the siblings after this one.
+			s.kernel()
+			if p := fb.replayKern(s, q); p != 0 {
+				if done, q = p, p; q+1 >= end || data[q] != '<' {
+					return done
+				}
+			}
+		}
 	}
 	return done
+}
+
+// textPart checks the character data of a replayed sibling's text part
+// from ts, at its stop byte i (not '<'), as textStop does, and returns
+// where the part ends (its '<' or end), or -1: not handled; esc: it
+// holds a reference or a '>', and its canonical form is not its bytes
+// (non-ASCII is copied as it is).
+func (fb *fastBody) textPart(ts, i int) (_ int, esc bool) {
+	data, end := fb.data, fb.end
+	for i < end && data[i] != '<' {
+		switch c := data[i]; {
+		case c == '>':
+			if i >= ts+2 && data[i-1] == ']' && data[i-2] == ']' {
+				return -1, false // "]]>" in text: not well-formed
+			}
+			i, esc = i+1, true
+		case c == '&':
+			_, n := charRef(data[i:end])
+			if n == 0 {
+				return -1, false
+			}
+			i, esc = i+n, true
+		case c >= 0x80:
+			for i < end && data[i] >= 0x80 {
+				r, n := utf8.DecodeRune(data[i:end])
+				if r == utf8.RuneError || !xmlChar(r) {
+					return -1, false
+				}
+				i += n
+			}
+		default:
+			return -1, false // control characters, CR
+		}
+		if i < end {
+			i = fb.next(i, 0)
+		}
+	}
+	return i, esc
+}
+
+// emitDirty writes an accepted sibling's unsorted start tags and its
+// text parts that need escaping (dirty, by part) in document order: a
+// tag before the text parts after its attributes.
+func (fb *fastBody) emitDirty(tags []sibTag, parts []sibSpan, dirty uint64) {
+	t := 0
+	for dirty != 0 {
+		j := bits.TrailingZeros64(dirty)
+		dirty &= dirty - 1
+		for t < len(tags) && int(tags[t].first) < j {
+			fb.reorder(&tags[t], parts)
+			t++
+		}
+		fb.escText(int(parts[j].s), int(parts[j].e))
+	}
+	for ; t < len(tags); t++ {
+		fb.reorder(&tags[t], parts)
+	}
+}
+
+// escText writes the text data[s:e], which textPart checked, in its
+// canonical form (C14N 1.0 §2.3: references replaced, '&', '<', '>'
+// escaped).
+func (fb *fastBody) escText(s, e int) {
+	if fb.h == nil {
+		fb.mark = e // check only
+		return
+	}
+	fb.sync(s)
+	data, out := fb.data, fb.out
+	run := s
+	for i := s; i < e; {
+		switch data[i] {
+		case '&':
+			r, n := charRef(data[i:e])
+			out = appendTextRune(append(out, data[run:i]...), r)
+			i += n
+			run = i
+		case '>':
+			out = append(append(out, data[run:i]...), "&gt;"...)
+			i++
+			run = i
+		default:
+			i++
+		}
+	}
+	fb.out, fb.mark = append(out, data[run:e]...), e
 }
 
 // sibSpan is a variable part of a replayed subtree: data[s:e].

@@ -86,6 +86,17 @@ func fastReplayBase() []string {
 		open + strings.Repeat(`<r:I b="1" a="2"><r:N r:z="1" y="2">t</r:N></r:I>`, 3) + close,
 		open + strings.Repeat(`<r:I b="1" a="2"><r:N xmlns:q="urn:q">t</r:N></r:I>`, 2) + close,
 		open + strings.Repeat(`<r:I b="1" a="2">x>y<r:N>t</r:N></r:I>`, 3) + close, open + `<r:I b="1" a="2">x>y<r:N>t</r:N></r:I><r:I b="1" a="2">xzy<r:N>t</r:N></r:I>` + close,
+		// Text parts with references, '>' and non-ASCII, replayed and
+		// written escaped in document order with the reordered start
+		// tags around them; and what the walk refuses in them.
+		list(`<r:I b="1" a="2"><r:N>a &amp; b &lt; c &gt; d &#60;&#x3E;&#38;&#9;&#xD;&quot;&apos;</r:N></r:I>`),
+		list(`<r:I b="1" a="2"><r:N>Müller → 東京 🚚 x>y ]>]] ]]&gt;</r:N></r:I>`),
+		open + `<r:I b="1" a="2">&amp;<r:N>&lt;</r:N>&gt;</r:I><r:I b="3" a="4">x&amp;y<r:N>é</r:N>></r:I><r:I b="5" a="6">p<r:N>q</r:N>r</r:I><r:I b="7" a="8">&#233;<r:N>&#x1F69A;</r:N>]]</r:I>` + close,
+		open + `<r:I b="1" a="2">t<r:N>t</r:N>t</r:I><r:I b="1" a="2">&amp;<r:N>t</r:N>]]></r:I>` + close,
+		list(`<r:I b="1" a="2"><r:N>a &amp b</r:N></r:I>`), list(`<r:I b="1" a="2"><r:N>a &#0; b</r:N></r:I>`), list(`<r:I b="1" a="2"><r:N>a &#xD800; b</r:N></r:I>`),
+		list(`<r:I b="1" a="2"><r:N>a &bogus; b</r:N></r:I>`), list("<r:I b=\"1\" a=\"2\"><r:N>a &amp; \xff</r:N></r:I>"), list("<r:I b=\"1\" a=\"2\"><r:N>\xc3</r:N></r:I>"),
+		list("<r:I b=\"1\" a=\"2\"><r:N>&amp;\x01</r:N></r:I>"), list("<r:I b=\"1\" a=\"2\"><r:N>é\r\n</r:N></r:I>"), list(`<r:I b="1" a="2"><r:N>x &amp;</r:N>`),
+		list(`<r:I b="1" a="2"><r:N>&amp;`), list(`<r:I b="1" a="2"><r:N>é`),
 	}
 	// A remembered long name, then a start tag cut short at the end of
 	// the content: its compare must not read past the message (it once
@@ -190,18 +201,35 @@ func TestFastBodyReplay(t *testing.T) {
 		{`<r:O xmlns:r="urn:r"><r:I b="1" a="2"><r:L x="1">t</r:L><r:L x="2">u</r:L></r:I><r:I b="1" a="2"><r:L x="3">v</r:L><r:L x="4">w</r:L><r:L x="5">z</r:L></r:I></r:O>`, 4},
 		{`<r:O xmlns:r="urn:r"><r:I b="1" a="2"><r:L x="1"><r:V>t</r:V></r:L><r:L x="2"><r:V>u</r:V></r:L></r:I><r:I b="1" a="2"><r:L x="3"><r:V>v</r:V></r:L></r:I><r:I b="1" a="2"><r:L x="3"><r:V>v</r:V></r:L></r:I></r:O>`, 3},
 		// Long fixed segments, three attributes reordered; a third item
-		// whose attribute name differs is walked (and recorded), one whose
-		// value differs replayed.
+		// whose attribute name differs is walked (and recorded), its three
+		// children replayed against the first item's (sibAlts), and the
+		// fourth against the first item's record; one whose value
+		// differs replayed.
 		{`<r:O xmlns:r="urn:r">` + strings.Repeat(replayItem, 4) + `</r:O>`, 3},
-		{fastReplayEdits("X")[5], 1}, {fastReplayEdits("X")[8], 3},
+		{fastReplayEdits("X")[5], 5}, {fastReplayEdits("X")[8], 3},
+		// A record's slot taken by another shape (sibAlts: the slot
+		// of A, not the one that replayed last) recompiles its kernel
+		// program: the A items after E are not counted as E's (the N
+		// of B and of the first E replay too).
+		{`<r:O xmlns:r="urn:r">` + strings.Repeat(altA, 3) + strings.Repeat(`<r:J b="1"><r:N>t</r:N></r:J>`, 2) + `<r:K>t</r:K><r:L>t</r:L>` +
+			strings.Repeat(`<r:I b="1" a="2"><r:N>t</r:N><r:M>u</r:M></r:I>`, 2) + strings.Repeat(altA, 8) + `</r:O>`, 2 + 1 + 1 + 1 + 1 + 8},
+		// Items of two shapes in turn: each replays against its own.
+		{`<r:O xmlns:r="urn:r">` + strings.Repeat(`<r:I b="1"><r:N>t</r:N></r:I><r:I b="2"><r:N>t</r:N><r:D>d</r:D></r:I>`, 4) + `</r:O>`, 6 + 1},
 		// Across blocks and windows.
-		{fastReplayEdges()[17], 7}, {fastReplayEdges()[64], 199},
+		{fastReplayEdges()[17], 7}, {fastReplayEdges()[64], 200},
+		// Text with references, '>' and non-ASCII is replayed (the
+		// last item of the edge above too).
+		{`<r:O xmlns:r="urn:r">` + strings.Repeat(`<r:I b="1" a="2"><r:N>a &amp; b é > c</r:N></r:I>`, 4) + `</r:O>`, 3},
+		{`<r:O xmlns:r="urn:r"><r:I b="1" a="2">&amp;<r:N>&lt;</r:N>&gt;</r:I><r:I b="3" a="4">x&amp;y<r:N>é</r:N>></r:I><r:I b="5" a="6">p<r:N>q</r:N>r</r:I></r:O>`, 2},
 	} {
 		if got := replays(t, sc, c.body); got != c.want {
 			t.Errorf("%q: %d replays, want %d", c.body, got, c.want)
 		}
 	}
 }
+
+// altA is an item of TestFastBodyReplay's slot case.
+const altA = `<r:I b="1" a="2"><r:N>t</r:N></r:I>`
 
 // replays is how many subtrees the fast body replays in body.
 func replays(t *testing.T, sc *xmlscan.Scanner, body string) int {
