@@ -209,7 +209,23 @@ func engineDigests(t *testing.T, alg string) {
 	learn := f.sign(t, payloadEnvelope(body(3, 0, true, 0)), f.rsa, signer.RefBST, f.now, mod)
 	_, err := f.engine.Process(learn, f.policy, f.now)
 	require.NoError(t, err)
+	require.Equal(t, 1, f.store.Len())
+	// Learning checks the fast body's digest against c14n's and keeps
+	// the fast body only when they agree: a wrong digest there leaves it
+	// off, and the hits below would not test it.
+	gb := f.store.Templates()[0].gbody
+	require.NotNil(t, gb)
+	require.NotNil(t, gb.fast, "the fast body's digest of the learned message")
+	// Past the hits the DOM engine re-verifies (genericShadowHits): a
+	// hit's verdict is then the fast body's alone.
 	at := f.now
+	for k := range genericShadowHits {
+		at = at.Add(time.Second)
+		msg := f.sign(t, payloadEnvelope(body(4+k, 0, k%2 == 0, k)), f.rsa, signer.RefBST, at, mod)
+		_, err := f.engine.Process(msg, f.policy, f.now)
+		require.NoError(t, err)
+	}
+	require.EqualValues(t, genericShadowHits, f.store.Templates()[0].checked.Load())
 	for _, c := range []struct {
 		name    string
 		n, odd  int
@@ -243,6 +259,8 @@ func engineDigests(t *testing.T, alg string) {
 			require.Error(t, gerr, "a changed Body accepted")
 		})
 	}
+	assert.Equal(t, 1, f.store.Len())
+	assert.NotNil(t, f.store.Templates()[0].gbody.fast)
 }
 
 var _ hash.Hash = (*shaNI)(nil)
