@@ -264,3 +264,49 @@ func engineDigests(t *testing.T, alg string) {
 }
 
 var _ hash.Hash = (*shaNI)(nil)
+
+// TestFastBodyMemoSHANI: with a template's memo (its first start tag and
+// first item taken from the teacher, the record installed before the
+// kernel runs), the kernel hashing as it goes into SHA-NI's digest gives
+// SHA-256 of the form a template without a memo gives, whatever the
+// digest held before (0 to 66 bytes) and however long the list.
+func TestFastBodyMemoSHANI(t *testing.T) {
+	newSHANI(t)
+	sc, err := xmlscan.NewScanner(xmlscan.DefaultConfig())
+	require.NoError(t, err)
+	lim := sc.Limits()
+	used := 0
+	for _, item := range []string{`<r:I sku="S-%d" qty="%d"><r:N>%s</r:N></r:I>`, `<r:I qty="S-%d" sku="%d"><r:N>%s</r:N></r:I>`} {
+		for _, n := range []int{1, 3, 40, 900} {
+			for _, pre := range []int{0, 1, 5, 63, 64, 66} {
+				memoSHANI(t, sc, &lim, item, n, pre, &used)
+			}
+		}
+	}
+	require.Positive(t, used, "the memo's record never used")
+}
+
+func memoSHANI(t *testing.T, sc *xmlscan.Scanner, lim *xmlscan.Limits, item string, n, pre int, used *int) {
+	var b strings.Builder
+	b.WriteString(memoOpen + memoItem)
+	for i := range n {
+		fmt.Fprintf(&b, item, i, i*pre, strings.Repeat("n", (i+pre)%19))
+	}
+	b.WriteString(memoClose)
+	student := b.String()
+	_, form, _ := memoRun(sc, memoCtx(t, sc, nil), student, 0)
+	want := sha256.Sum256(append(bytes.Repeat([]byte{'p'}, pre), form...))
+	ctx := memoCtx(t, sc, nil)
+	memoRun(sc, ctx, memoTeacher, 0)
+	require.NotNil(t, ctx.memo.Load())
+	data := []byte(fastHead + student + fastTail)
+	d := &shaNI{}
+	d.Reset()
+	d.Write(bytes.Repeat([]byte{'p'}, pre))
+	fb := &fastBody{only: xmlscan.DefaultConfig().ElementOnly}
+	require.True(t, fb.run(data, len(fastHead), len(data)-len(fastTail), ctx, lim, d))
+	if fb.memo.used {
+		*used++
+	}
+	require.Equal(t, want[:], d.Sum(nil), "%d items %q, %d bytes before", n, item, pre)
+}
