@@ -310,3 +310,33 @@ func memoSHANI(t *testing.T, sc *xmlscan.Scanner, lim *xmlscan.Limits, item stri
 	}
 	require.Equal(t, want[:], d.Sum(nil), "%d items %q, %d bytes before", n, item, pre)
 }
+
+// TestFastBodyKernHashedShort: with no byte after the content (data cut
+// at the Body's end, capacity too), the kernel stops kernSlack before it
+// and Go takes the last siblings; the content ending at every offset of
+// a block, the digest the kernel began is SHA-256 of the same form.
+func TestFastBodyKernHashedShort(t *testing.T) {
+	newSHANI(t)
+	sc, err := xmlscan.NewScanner(xmlscan.DefaultConfig())
+	require.NoError(t, err)
+	var ref xmlscan.Document
+	require.NoError(t, sc.Scan([]byte(fastHead+fastTail), &ref))
+	ctx := newFastCtx(&ref, bodyOf(&ref), nil)
+	lim := sc.Limits()
+	for _, reorder := range []bool{true, false} {
+		for _, n := range []int{4, 30, 300} {
+			for pad := range 130 {
+				data := []byte(fastHead + reviewItems(n, 0, reorder, pad) + fastTail)
+				end := len(data) - len(fastTail)
+				form := &bufHash{}
+				require.True(t, (&fastBody{only: xmlscan.DefaultConfig().ElementOnly}).run(data, len(fastHead), end, ctx, &lim, form))
+				want := sha256.Sum256(form.Bytes())
+				d := &shaNI{}
+				d.Reset()
+				short := data[:end:end]
+				require.True(t, (&fastBody{only: xmlscan.DefaultConfig().ElementOnly}).run(short, len(fastHead), end, ctx, &lim, d))
+				require.Equal(t, want[:], d.Sum(nil), "reorder %v, %d items, pad %d", reorder, n, pad)
+			}
+		}
+	}
+}
