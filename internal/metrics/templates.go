@@ -43,7 +43,7 @@ func newTemplates() *templates {
 		}, []string{LabelPolicy}),
 		shadow: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: NameShadowChecks,
-			Help: "Template-path messages re-verified by the DOM engine, by policy and result; any disagreement rejects the message; skipped: a sampled check found no free DOM worker.",
+			Help: "Template-path messages re-verified by the DOM engine, by policy and result; any disagreement rejects the message; skipped: a sampled check found no free DOM worker. disagree also counts a learned template whose fast Body pass gave another digest than exclusive C14N on its own message (its fast pass is then off).",
 		}, []string{LabelPolicy, LabelResult}),
 	}
 }

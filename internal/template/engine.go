@@ -211,6 +211,14 @@ func (e *Engine) learn(data []byte, atts wss.Attachments, res *wss.Result, p *ws
 	} else if ok {
 		e.log.Info("template learned", "policy", p.Name, "template", t.ID, "slots", len(t.slots), "bytes", t.size)
 	}
+	if t.gbody != nil && t.gbody.disagreed {
+		// The fast pass is off for this template and its Body takes the
+		// gate and C14N, so no verdict was wrong; but the pass is a
+		// shadow of C14N that disagreed: the same alert, the same bug.
+		s.shadowResult(metrics.ShadowDisagree)
+		e.log.Error("fast Body pass and exclusive C14N disagree on a learned message; the template's Body takes the gate and C14N",
+			"policy", p.Name, "template", t.ID)
+	}
 }
 
 func (s *Store) skipped(reason string) {

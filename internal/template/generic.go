@@ -218,6 +218,11 @@ type bodyAt struct {
 	ref       *refStep
 	pre, post []piece
 	preMid    *midstate // the digest state after pre's first literal blocks
+	// disagreed: at learning, the fast pass took the message and gave
+	// another digest than exclusive C14N of its Body. A bug in the fast
+	// pass, kept off for this template; the engine makes it seen
+	// (Engine.learn).
+	disagreed bool
 }
 
 // generic gates the message of a template with a generic Body and checks
@@ -326,7 +331,8 @@ func (l *learner) fastPath(lim xmlscan.Limits) {
 		h, _ := crypto.NewDigest(ref.digest)
 		if err == nil && h != nil {
 			h.Write(want)
-			ok = bytes.Equal(h.Sum(nil), r.bodySum)
+			ok = fastDigestEqual(h.Sum(nil), r.bodySum)
+			ba.disagreed = !ok
 		} else {
 			ok = false
 		}
@@ -335,6 +341,10 @@ func (l *learner) fastPath(lim xmlscan.Limits) {
 		ba.fast, ba.ref, ba.pre, ba.post = nil, nil, nil, nil
 	}
 }
+
+// fastDigestEqual compares the fast pass's digest of the learned Body
+// with C14N's; a variable so that a test can make them disagree.
+var fastDigestEqual = bytes.Equal
 
 // fastBody checks the generic Body content in one pass and digests the
 // Body for its Reference (fastbody.go). false: not handled, no verdict.
