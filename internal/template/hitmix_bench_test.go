@@ -50,9 +50,10 @@ func hitMix(b *testing.B, dom bool) {
 			b.Fatal(err)
 		}
 	}
-	// Each timed message is new to the engine, as traffic is: a message
-	// hit before would find the fast body's memo warm for its very
-	// payload. Past len(msgs) iterations the loop repeats them.
+	// Each timed message is new to the engine, as traffic is (a message
+	// seen before was measured at 1.29 KB and 2 allocations per op
+	// against 1.54 KB and 3 at first sight, its CPU ratio within the
+	// noise). Past len(msgs) iterations the loop repeats them.
 	msgs := make([][]byte, mixPool)
 	floors := make([]*floor, mixPool)
 	var size float64
