@@ -148,10 +148,9 @@ func (s *sibRec) compileKern() {
 			ks.kind = kernEnd
 		}
 		k.fix = append(k.fix, p.fixed[g.fs:int(g.fs)+fn]...)
-		for len(k.fix)%32 != 0 || len(k.fix) == int(ks.off)+32*int(ks.full) {
-			k.fix = append(k.fix, 0) // the tail chunk, padded
-		}
-		k.fix = append(k.fix, kernMasks[ks.remn][:]...) // its mask
+		// The tail chunk, padded (k.fix stays 32-aligned), then its mask.
+		k.fix = append(k.fix, kernMasks[0][:32-ks.remn]...)
+		k.fix = append(k.fix, kernMasks[ks.remn][:]...)
 		k.segs = append(k.segs, ks)
 	}
 	for ti := range p.tags {

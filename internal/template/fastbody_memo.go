@@ -33,6 +33,14 @@ import (
 //
 // A published memo is never written: runs copy out of it (sibRec.copyFrom)
 // and a new one replaces it whole (atomic.Pointer on fastCtx).
+//
+// One template covers every operation of a partner stack (a dozen on the
+// realistic mix, testtraffic), each with its own first start tag: a
+// single memo fitted one operation and the mix got 0.18 memo hits a
+// message. So a template holds a small set of memos, one per first tag
+// (byte for byte), at most memoSet: the published head and its next
+// list, all learnt under the same Limits and names, each used exactly as
+// a lone memo is.
 
 // fastMemo is what one accepted message taught about its template.
 type fastMemo struct {
@@ -47,7 +55,16 @@ type fastMemo struct {
 	qn    int32  // its name's length
 	pn    int32  // its prefix's length
 	rec   sibRec // the record under it (kind 0: none)
+	// next is the set's next memo (another first tag), published
+	// with this one and never written either.
+	next *fastMemo
 }
+
+// memoSet bounds the memos a template holds, one per first tag: with
+// memoMaxRecord, about 16 x 12 KiB a template, bounded by
+// templates.maxTemplates. A stack with more operations than this gets
+// the memo of its most recent first tags (memoEnd's policy).
+const memoSet = 16
 
 // memoRepublish: a template whose messages do not match its memo gets
 // the memo of one accepted message in this many misses (a bound on the
@@ -65,8 +82,9 @@ const memoMaxRecord = 1024
 
 // memoState is a run's use of the memo.
 type memoState struct {
-	m         *fastMemo // the template's, when the limits and names are this run's
-	hit       bool      // the first start tag was the memo's
+	m         *fastMemo // the template's set, when the limits and names are this run's
+	e         *fastMemo // the memo of this run's first start tag (hit)
+	hit       bool      // the first start tag was a memo's
 	installed bool      // the record was offered to the first child
 	used      bool      // and it replayed that child
 	// The first start tag as this run's startTag took it (q < 0: none),
@@ -82,7 +100,7 @@ type memoState struct {
 // memoStart loads the template's memo for a run.
 func (fb *fastBody) memoStart() {
 	ms := &fb.memo
-	ms.m, ms.hit, ms.installed, ms.used, ms.q = nil, false, false, false, -1
+	ms.m, ms.e, ms.hit, ms.installed, ms.used, ms.q = nil, nil, false, false, false, -1
 	if m := fb.ctx.memo.Load(); m != nil && m.lim == *fb.lim && slices.Equal(m.only, fb.only) {
 		ms.m = m
 	}
@@ -94,14 +112,19 @@ func (fb *fastBody) firstTag() bool {
 	return fb.kinds == 0 && len(fb.open) == 1 && fb.elems == fb.ctx.elements
 }
 
-// memoTag takes the Body's first start tag at q when it is the memo's,
+// memoTag takes the Body's first start tag at q when it is a memo's,
 // byte for byte, and returns its end (0: not taken).
 func (fb *fastBody) memoTag(q int) int {
 	m := fb.memo.m
-	n := len(m.tag)
-	if q+n > fb.end || string(fb.data[q:q+n]) != string(m.tag) {
+	for ; m != nil; m = m.next {
+		if n := len(m.tag); q+n <= fb.end && string(fb.data[q:q+n]) == string(m.tag) {
+			break
+		}
+	}
+	if m == nil {
 		return 0
 	}
+	n := len(m.tag)
 	lim := fb.lim
 	// The same checks as startTag's, on the same counts: they passed.
 	if fb.elems+1 > lim.MaxElements || fb.ctx.depth+1 > lim.MaxDepth || fb.decl+m.decls > lim.MaxNSDecls {
@@ -123,7 +146,7 @@ func (fb *fastBody) memoTag(q int) int {
 	fb.out = append(fb.out, m.canon...)
 	fb.mark = q + n
 	fb.flush()
-	fb.memo.hit, fb.memo.q, fb.memo.p = true, q, q+n
+	fb.memo.e, fb.memo.hit, fb.memo.q, fb.memo.p = m, true, q, q+n
 	return q + n
 }
 
@@ -160,7 +183,7 @@ func (fb *fastBody) replay(q int) int {
 	}
 	ms.installed = true
 	r := &fb.rec
-	if m := ms.m; m.rec.kind == 1 && r.latest(2) == nil && fb.open[1].kind == 1 {
+	if m := ms.e; m.rec.kind == 1 && r.latest(2) == nil && fb.open[1].kind == 1 {
 		r.slot(2).copyFrom(&m.rec)
 	}
 	p := fb.replayRec(q)
@@ -169,23 +192,56 @@ func (fb *fastBody) replay(q int) int {
 }
 
 // memoEnd publishes, after an accepted run, this run's memo when the
-// template has none, or in memoRepublish runs that missed it.
+// template has none for its first tag and fewer than memoSet, or in
+// memoRepublish runs that missed it (a record not used, or a first tag
+// not in a full set: it replaces the least recent). The set is
+// published whole: the new memo at its head, the others copied (their
+// contents shared, read only), the one it replaces left out.
 func (fb *fastBody) memoEnd() {
 	ms := &fb.memo
 	if ms.q < 0 {
 		return
 	}
-	if cur := fb.ctx.memo.Load(); cur != nil {
+	cur := fb.ctx.memo.Load()
+	switch {
+	case cur == nil:
+	case cur.lim == *fb.lim && slices.Equal(cur.only, fb.only):
 		s := fb.rec.latest(2)
 		hasRec := s != nil && s.kind == 1
 		if ms.hit && (ms.used || !hasRec) {
 			return
 		}
+		if (ms.hit || memoLen(cur) >= memoSet) && fb.ctx.misses.Add(1)%memoRepublish != 0 {
+			return
+		}
+	default: // learnt under other limits or names: replaced whole, as seldom
 		if fb.ctx.misses.Add(1)%memoRepublish != 0 {
 			return
 		}
+		cur = nil
 	}
-	fb.ctx.memo.Store(fb.newMemo())
+	m := fb.newMemo()
+	tail := &m.next
+	for c, n := cur, 1; c != nil && n < memoSet; c = c.next {
+		if string(c.tag) == string(m.tag) {
+			continue
+		}
+		cp := *c
+		cp.next = nil
+		*tail = &cp
+		tail = &cp.next
+		n++
+	}
+	fb.ctx.memo.Store(m)
+}
+
+// memoLen is how many memos the set m holds.
+func memoLen(m *fastMemo) int {
+	n := 0
+	for ; m != nil; m = m.next {
+		n++
+	}
+	return n
 }
 
 // newMemo is a memo of this run's first start tag and the record under
@@ -198,8 +254,8 @@ func (fb *fastBody) newMemo() *fastMemo {
 	m.qn, m.pn = ms.qn, ms.pn
 	if ms.hit {
 		// The first tag was the memo's: its parts (read only).
-		canon, scope, rend = ms.m.canon, ms.m.scope, ms.m.rend
-		m.qn, m.pn = ms.m.qn, ms.m.pn
+		canon, scope, rend = ms.e.canon, ms.e.scope, ms.e.rend
+		m.qn, m.pn = ms.e.qn, ms.e.pn
 	}
 	m.canon = slices.Clone(canon)
 	for _, b := range scope {
