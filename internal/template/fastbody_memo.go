@@ -55,10 +55,32 @@ type fastMemo struct {
 	qn    int32  // its name's length
 	pn    int32  // its prefix's length
 	rec   sibRec // the record under it (kind 0: none)
+	// deep are records at depths below 2 whose parent is of the memo
+	// tag's kind (1): see memoDeep.
+	deep []memoRec
 	// next is the set's next memo (another first tag), published
 	// with this one and never written either.
 	next *fastMemo
 }
+
+// memoRec is a record of a memo and its depth.
+type memoRec struct {
+	depth int
+	rec   sibRec
+}
+
+// memoDeep bounds the deeper records a memo keeps. On the realistic mix
+// the lists are at depth 3 (<Lines><Line>..</Line>..</Lines> under the
+// operation's element), each message's first item walked, recorded and
+// compiled again without them. A record of kind 1 (its parent's kind:
+// every element from the memo's first tag down to that parent inherited
+// its prefix and namespace, nothing declared) is installed before the
+// walk goes below the first tag, where nothing is recorded yet: it is
+// then used as a record of an earlier sibling of this message under
+// another parent of that kind would be (replayRec: the same depth, the
+// same kind, every fixed byte compared with its own copy). Only records
+// that replayed in the teacher (compiled) are kept: they repeat.
+const memoDeep = 4
 
 // memoSet bounds the memos a template holds, one per first tag: with
 // memoMaxRecord, about 16 x 12 KiB a template, bounded by
@@ -147,6 +169,10 @@ func (fb *fastBody) memoTag(q int) int {
 	fb.mark = q + n
 	fb.flush()
 	fb.memo.e, fb.memo.hit, fb.memo.q, fb.memo.p = m, true, q, q+n
+	for i := range m.deep {
+		d := &m.deep[i]
+		fb.rec.slot(d.depth).copyFrom(&d.rec)
+	}
 	return q + n
 }
 
@@ -273,6 +299,18 @@ func (fb *fastBody) newMemo() *fastMemo {
 			}
 			s.kernel()
 			m.rec.copyFrom(s)
+		}
+	}
+	r := &fb.rec
+	for d := 3; d < len(r.alts) && len(m.deep) < memoDeep; d++ {
+		for j := range sibAlts {
+			s := &r.sibs[d*sibAlts+j]
+			if s.kind != 1 || !s.prog.ok || s.end-s.start > memoMaxRecord || len(m.deep) == memoDeep {
+				continue
+			}
+			s.kernel()
+			m.deep = append(m.deep, memoRec{depth: d})
+			m.deep[len(m.deep)-1].rec.copyFrom(s)
 		}
 	}
 	return m
