@@ -293,10 +293,11 @@ func (fb *fastBody) newMemo() *fastMemo {
 	}
 	m.space = slices.Clone(fb.spaces[0])
 	if s := fb.rec.latest(2); s != nil {
-		if s.kind == 1 && s.end-s.start <= memoMaxRecord {
-			if !s.prog.ok {
-				s.compile(data)
-			}
+		// Only a record that replayed here (compiled): one that did not
+		// repeat in its own message seldom fits the next one's first
+		// child, and each message pays its copy (on the mix, the last
+		// field of an operation, copied in 2,857 of 3,000 messages).
+		if s.kind == 1 && s.prog.ok && s.end-s.start <= memoMaxRecord {
 			s.kernel()
 			m.rec.copyFrom(s)
 		}
