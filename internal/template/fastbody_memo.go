@@ -2,6 +2,7 @@ package template
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
@@ -82,11 +83,40 @@ type memoRec struct {
 // that replayed in the teacher (compiled) are kept: they repeat.
 const memoDeep = 4
 
-// memoSet bounds the memos a template holds, one per first tag: with
-// memoMaxRecord, about 16 x 12 KiB a template, bounded by
-// templates.maxTemplates. A stack with more operations than this gets
-// the memo of its most recent first tags (memoEnd's policy).
-const memoSet = 16
+// memoSet bounds the memos a template holds, one per first tag, and
+// memoSetBytes their size together (memoBytes): a memo outlives the
+// runs, outside the store's byte budget, so a template's set stays under
+// 64 KiB whatever its senders' operations are (the realistic mix's
+// dozen operations leave 14-20 KiB a template: TestFastBodyMemoMixSize).
+// A stack with more operations than fit gets the memos of its most
+// recent first tags (memoEnd's policy).
+const (
+	memoSet      = 16
+	memoSetBytes = 64 << 10
+)
+
+// memoBytes is about what m holds: its tag, canonical form and records.
+func memoBytes(m *fastMemo) int {
+	n := len(m.tag) + len(m.canon) + len(m.space) + recBytes(&m.rec)
+	for _, b := range m.scope {
+		n += len(b.prefix) + len(b.uri)
+	}
+	for _, b := range m.rend {
+		n += len(b.prefix) + len(b.uri)
+	}
+	for i := range m.deep {
+		n += recBytes(&m.deep[i].rec)
+	}
+	return n
+}
+
+// recBytes is about what the compiled record s holds.
+func recBytes(s *sibRec) int {
+	p := &s.prog
+	return cap(s.evs)*int(unsafe.Sizeof(sibEvent{})) + cap(p.segs)*int(unsafe.Sizeof(sibSeg{})) +
+		cap(p.tags)*int(unsafe.Sizeof(sibTag{})) + cap(p.fixed) + cap(p.kern.segs)*int(unsafe.Sizeof(kernSeg{})) +
+		cap(p.kern.fix) + cap(p.kern.ops)*int(unsafe.Sizeof(kernOp{})) + cap(p.kern.pos)*8
+}
 
 // memoRepublish: a template whose messages do not match its memo gets
 // the memo of one accepted message in this many misses (a bound on the
@@ -248,9 +278,13 @@ func (fb *fastBody) memoEnd() {
 	}
 	m := fb.newMemo()
 	tail := &m.next
+	size := memoBytes(m)
 	for c, n := cur, 1; c != nil && n < memoSet; c = c.next {
 		if string(c.tag) == string(m.tag) {
 			continue
+		}
+		if size += memoBytes(c); size > memoSetBytes {
+			break
 		}
 		cp := *c
 		cp.next = nil
