@@ -263,8 +263,11 @@ func (fb *fastBody) memoEnd() {
 	case cur == nil:
 	case cur.lim == *fb.lim && slices.Equal(cur.only, fb.only):
 		s := fb.rec.latest(2)
-		hasRec := s != nil && s.kind == 1
-		if ms.hit && (ms.used || !hasRec) {
+		// A miss: a record newMemo would keep that the memo did not
+		// give, or deep records the memo lacks (it was learnt from a
+		// message whose lists did not repeat).
+		hasRec := s != nil && s.kind == 1 && s.prog.ok
+		if ms.hit && (ms.used || !hasRec) && (len(ms.e.deep) > 0 || !fb.deepKept()) {
 			return
 		}
 		if (ms.hit || memoLen(cur) >= memoSet) && fb.ctx.misses.Add(1)%memoRepublish != 0 {
@@ -293,6 +296,19 @@ func (fb *fastBody) memoEnd() {
 		n++
 	}
 	fb.ctx.memo.Store(m)
+}
+
+// deepKept reports whether this run has a record newMemo keeps in deep.
+func (fb *fastBody) deepKept() bool {
+	r := &fb.rec
+	for d := 3; d < len(r.alts); d++ {
+		for j := range sibAlts {
+			if s := &r.sibs[d*sibAlts+j]; s.kind == 1 && s.prog.ok && s.end-s.start <= memoMaxRecord {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // memoLen is how many memos the set m holds.
