@@ -2,6 +2,7 @@ package template
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
@@ -33,6 +34,14 @@ import (
 //
 // A published memo is never written: runs copy out of it (sibRec.copyFrom)
 // and a new one replaces it whole (atomic.Pointer on fastCtx).
+//
+// One template covers every operation of a partner stack (a dozen on the
+// realistic mix, testtraffic), each with its own first start tag: a
+// single memo fitted one operation and the mix got 0.18 memo hits a
+// message. So a template holds a small set of memos, one per first tag
+// (byte for byte), at most memoSet: the published head and its next
+// list, all learnt under the same Limits and names, each used exactly as
+// a lone memo is.
 
 // fastMemo is what one accepted message taught about its template.
 type fastMemo struct {
@@ -47,6 +56,66 @@ type fastMemo struct {
 	qn    int32  // its name's length
 	pn    int32  // its prefix's length
 	rec   sibRec // the record under it (kind 0: none)
+	// deep are records at depths below 2 whose parent is of the memo
+	// tag's kind (1): see memoDeep.
+	deep []memoRec
+	// next is the set's next memo (another first tag), published
+	// with this one and never written either.
+	next *fastMemo
+}
+
+// memoRec is a record of a memo and its depth.
+type memoRec struct {
+	depth int
+	rec   sibRec
+}
+
+// memoDeep bounds the deeper records a memo keeps. On the realistic mix
+// the lists are at depth 3 (<Lines><Line>..</Line>..</Lines> under the
+// operation's element), each message's first item walked, recorded and
+// compiled again without them. A record of kind 1 (its parent's kind:
+// every element from the memo's first tag down to that parent inherited
+// its prefix and namespace, nothing declared) is installed before the
+// walk goes below the first tag, where nothing is recorded yet: it is
+// then used as a record of an earlier sibling of this message under
+// another parent of that kind would be (replayRec: the same depth, the
+// same kind, every fixed byte compared with its own copy). Only records
+// that replayed in the teacher (compiled) are kept: they repeat.
+const memoDeep = 4
+
+// memoSet bounds the memos a template holds, one per first tag, and
+// memoSetBytes their size together (memoBytes): a memo outlives the
+// runs, outside the store's byte budget, so a template's set stays under
+// 64 KiB whatever its senders' operations are (the realistic mix's
+// dozen operations leave 14-20 KiB a template: TestFastBodyMemoMixSize).
+// A stack with more operations than fit gets the memos of its most
+// recent first tags (memoEnd's policy).
+const (
+	memoSet      = 16
+	memoSetBytes = 64 << 10
+)
+
+// memoBytes is about what m holds: its tag, canonical form and records.
+func memoBytes(m *fastMemo) int {
+	n := len(m.tag) + len(m.canon) + len(m.space) + recBytes(&m.rec)
+	for _, b := range m.scope {
+		n += len(b.prefix) + len(b.uri)
+	}
+	for _, b := range m.rend {
+		n += len(b.prefix) + len(b.uri)
+	}
+	for i := range m.deep {
+		n += recBytes(&m.deep[i].rec)
+	}
+	return n
+}
+
+// recBytes is about what the compiled record s holds.
+func recBytes(s *sibRec) int {
+	p := &s.prog
+	return cap(s.evs)*int(unsafe.Sizeof(sibEvent{})) + cap(p.segs)*int(unsafe.Sizeof(sibSeg{})) +
+		cap(p.tags)*int(unsafe.Sizeof(sibTag{})) + cap(p.fixed) + cap(p.kern.segs)*int(unsafe.Sizeof(kernSeg{})) +
+		cap(p.kern.fix) + cap(p.kern.ops)*int(unsafe.Sizeof(kernOp{})) + cap(p.kern.pos)*8
 }
 
 // memoRepublish: a template whose messages do not match its memo gets
@@ -65,8 +134,9 @@ const memoMaxRecord = 1024
 
 // memoState is a run's use of the memo.
 type memoState struct {
-	m         *fastMemo // the template's, when the limits and names are this run's
-	hit       bool      // the first start tag was the memo's
+	m         *fastMemo // the template's set, when the limits and names are this run's
+	e         *fastMemo // the memo of this run's first start tag (hit)
+	hit       bool      // the first start tag was a memo's
 	installed bool      // the record was offered to the first child
 	used      bool      // and it replayed that child
 	// The first start tag as this run's startTag took it (q < 0: none),
@@ -82,7 +152,7 @@ type memoState struct {
 // memoStart loads the template's memo for a run.
 func (fb *fastBody) memoStart() {
 	ms := &fb.memo
-	ms.m, ms.hit, ms.installed, ms.used, ms.q = nil, false, false, false, -1
+	ms.m, ms.e, ms.hit, ms.installed, ms.used, ms.q = nil, nil, false, false, false, -1
 	if m := fb.ctx.memo.Load(); m != nil && m.lim == *fb.lim && slices.Equal(m.only, fb.only) {
 		ms.m = m
 	}
@@ -94,14 +164,19 @@ func (fb *fastBody) firstTag() bool {
 	return fb.kinds == 0 && len(fb.open) == 1 && fb.elems == fb.ctx.elements
 }
 
-// memoTag takes the Body's first start tag at q when it is the memo's,
+// memoTag takes the Body's first start tag at q when it is a memo's,
 // byte for byte, and returns its end (0: not taken).
 func (fb *fastBody) memoTag(q int) int {
 	m := fb.memo.m
-	n := len(m.tag)
-	if q+n > fb.end || string(fb.data[q:q+n]) != string(m.tag) {
+	for ; m != nil; m = m.next {
+		if n := len(m.tag); q+n <= fb.end && string(fb.data[q:q+n]) == string(m.tag) {
+			break
+		}
+	}
+	if m == nil {
 		return 0
 	}
+	n := len(m.tag)
 	lim := fb.lim
 	// The same checks as startTag's, on the same counts: they passed.
 	if fb.elems+1 > lim.MaxElements || fb.ctx.depth+1 > lim.MaxDepth || fb.decl+m.decls > lim.MaxNSDecls {
@@ -123,7 +198,11 @@ func (fb *fastBody) memoTag(q int) int {
 	fb.out = append(fb.out, m.canon...)
 	fb.mark = q + n
 	fb.flush()
-	fb.memo.hit, fb.memo.q, fb.memo.p = true, q, q+n
+	fb.memo.e, fb.memo.hit, fb.memo.q, fb.memo.p = m, true, q, q+n
+	for i := range m.deep {
+		d := &m.deep[i]
+		fb.rec.slot(d.depth).copyFrom(&d.rec)
+	}
 	return q + n
 }
 
@@ -160,7 +239,7 @@ func (fb *fastBody) replay(q int) int {
 	}
 	ms.installed = true
 	r := &fb.rec
-	if m := ms.m; m.rec.kind == 1 && r.latest(2) == nil && fb.open[1].kind == 1 {
+	if m := ms.e; m.rec.kind == 1 && r.latest(2) == nil && fb.open[1].kind == 1 {
 		r.slot(2).copyFrom(&m.rec)
 	}
 	p := fb.replayRec(q)
@@ -169,23 +248,76 @@ func (fb *fastBody) replay(q int) int {
 }
 
 // memoEnd publishes, after an accepted run, this run's memo when the
-// template has none, or in memoRepublish runs that missed it.
+// template has none for its first tag and fewer than memoSet, or in
+// memoRepublish runs that missed it (a record not used, or a first tag
+// not in a full set: it replaces the least recent). The set is
+// published whole: the new memo at its head, the others copied (their
+// contents shared, read only), the one it replaces left out.
 func (fb *fastBody) memoEnd() {
 	ms := &fb.memo
 	if ms.q < 0 {
 		return
 	}
-	if cur := fb.ctx.memo.Load(); cur != nil {
+	cur := fb.ctx.memo.Load()
+	switch {
+	case cur == nil:
+	case cur.lim == *fb.lim && slices.Equal(cur.only, fb.only):
 		s := fb.rec.latest(2)
-		hasRec := s != nil && s.kind == 1
-		if ms.hit && (ms.used || !hasRec) {
+		// A miss: a record newMemo would keep that the memo did not
+		// give, or deep records the memo lacks (it was learnt from a
+		// message whose lists did not repeat).
+		hasRec := s != nil && s.kind == 1 && s.prog.ok
+		if ms.hit && (ms.used || !hasRec) && (len(ms.e.deep) > 0 || !fb.deepKept()) {
 			return
 		}
+		if (ms.hit || memoLen(cur) >= memoSet) && fb.ctx.misses.Add(1)%memoRepublish != 0 {
+			return
+		}
+	default: // learnt under other limits or names: replaced whole, as seldom
 		if fb.ctx.misses.Add(1)%memoRepublish != 0 {
 			return
 		}
+		cur = nil
 	}
-	fb.ctx.memo.Store(fb.newMemo())
+	m := fb.newMemo()
+	tail := &m.next
+	size := memoBytes(m)
+	for c, n := cur, 1; c != nil && n < memoSet; c = c.next {
+		if string(c.tag) == string(m.tag) {
+			continue
+		}
+		if size += memoBytes(c); size > memoSetBytes {
+			break
+		}
+		cp := *c
+		cp.next = nil
+		*tail = &cp
+		tail = &cp.next
+		n++
+	}
+	fb.ctx.memo.Store(m)
+}
+
+// deepKept reports whether this run has a record newMemo keeps in deep.
+func (fb *fastBody) deepKept() bool {
+	r := &fb.rec
+	for d := 3; d < len(r.alts); d++ {
+		for j := range sibAlts {
+			if s := &r.sibs[d*sibAlts+j]; s.kind == 1 && s.prog.ok && s.end-s.start <= memoMaxRecord {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// memoLen is how many memos the set m holds.
+func memoLen(m *fastMemo) int {
+	n := 0
+	for ; m != nil; m = m.next {
+		n++
+	}
+	return n
 }
 
 // newMemo is a memo of this run's first start tag and the record under
@@ -198,8 +330,8 @@ func (fb *fastBody) newMemo() *fastMemo {
 	m.qn, m.pn = ms.qn, ms.pn
 	if ms.hit {
 		// The first tag was the memo's: its parts (read only).
-		canon, scope, rend = ms.m.canon, ms.m.scope, ms.m.rend
-		m.qn, m.pn = ms.m.qn, ms.m.pn
+		canon, scope, rend = ms.e.canon, ms.e.scope, ms.e.rend
+		m.qn, m.pn = ms.e.qn, ms.e.pn
 	}
 	m.canon = slices.Clone(canon)
 	for _, b := range scope {
@@ -211,12 +343,25 @@ func (fb *fastBody) newMemo() *fastMemo {
 	}
 	m.space = slices.Clone(fb.spaces[0])
 	if s := fb.rec.latest(2); s != nil {
-		if s.kind == 1 && s.end-s.start <= memoMaxRecord {
-			if !s.prog.ok {
-				s.compile(data)
-			}
+		// Only a record that replayed here (compiled): one that did not
+		// repeat in its own message seldom fits the next one's first
+		// child, and each message pays its copy (on the mix, the last
+		// field of an operation, copied in 2,857 of 3,000 messages).
+		if s.kind == 1 && s.prog.ok && s.end-s.start <= memoMaxRecord {
 			s.kernel()
 			m.rec.copyFrom(s)
+		}
+	}
+	r := &fb.rec
+	for d := 3; d < len(r.alts) && len(m.deep) < memoDeep; d++ {
+		for j := range sibAlts {
+			s := &r.sibs[d*sibAlts+j]
+			if s.kind != 1 || !s.prog.ok || s.end-s.start > memoMaxRecord || len(m.deep) == memoDeep {
+				continue
+			}
+			s.kernel()
+			m.deep = append(m.deep, memoRec{depth: d})
+			m.deep[len(m.deep)-1].rec.copyFrom(s)
 		}
 	}
 	return m

@@ -254,6 +254,8 @@ func FuzzFastBody(f *testing.F) {
 		// and a teacher's record offered to the body as a first item.
 		memoVersusFresh(t, s, body, body, fastPrefixLists[int(pl&3)])
 		memoVersusFresh(t, s, memoTeacher, memoOpen+body+memoClose, fastPrefixLists[int(pl&3)])
+		// A teacher's deep record (a list at depth 3) offered to it.
+		memoVersusFresh(t, s, memoDeepTeacher, memoOpen+`<r:H>h</r:H><r:Ls>`+body+`</r:Ls>`+memoClose, fastPrefixLists[int(pl&3)])
 	})
 }
 
