@@ -86,13 +86,15 @@ const memoDeep = 4
 // memoSet bounds the memos a template holds, one per first tag, and
 // memoSetBytes their size together (memoBytes): a memo outlives the
 // runs, outside the store's byte budget, so a template's set stays under
-// 64 KiB whatever its senders' operations are (the realistic mix's
-// dozen operations leave 14-20 KiB a template: TestFastBodyMemoMixSize).
+// 24 KiB whatever its senders' operations are (the realistic mix's
+// dozen operations leave 14-20 KiB a template: TestFastBodyMemoMixSize):
+// a store full of templates (templates.maxTemplates, 1,000 by default)
+// adds at most 24 MiB, of the order the single memo's 12 KiB did.
 // A stack with more operations than fit gets the memos of its most
 // recent first tags (memoEnd's policy).
 const (
 	memoSet      = 16
-	memoSetBytes = 64 << 10
+	memoSetBytes = 24 << 10
 )
 
 // memoBytes is about what m holds: its tag, canonical form and records.
