@@ -1,6 +1,6 @@
 // Copyright 2024 The Go Authors. All rights reserved.
 // Use of this source code is governed by a BSD-style
-// license that can be found in the LICENSE file.
+// license that can be found in the LICENSE file (third_party/go/LICENSE).
 //
 // SHA-256 with the SHA extensions (SHA-NI), derived from the Go
 // standard library's blockSHANI (crypto/internal/fips140/sha256,

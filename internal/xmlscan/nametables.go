@@ -1,5 +1,6 @@
 // Code copied from Go's encoding/xml (xml.go, Go 1.26), which is
-// Copyright 2009 The Go Authors, BSD-style license (the Go LICENSE file).
+// Copyright 2009 The Go Authors, BSD-style license (the Go LICENSE file,
+// third_party/go/LICENSE).
 
 package xmlscan
 
