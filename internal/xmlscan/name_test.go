@@ -96,6 +96,16 @@ func TestWordNameLookup(t *testing.T) {
 			if q == nil || q.raw != string(other) || q == first {
 				t.Fatalf("qname(%q) after %q = %+v", other, name, q)
 			}
+			if n > shortName {
+				continue
+			}
+			// Probing from the original's own slot must pass its
+			// entry by: the words, not the hash, decide.
+			w0, w1 := wordName(name)
+			o0, o1 := wordName(other)
+			if q, found := sc.names.findWords(o0, o1, n, sc.wordHash(w0, w1)); found && q.raw != string(other) {
+				t.Fatalf("findWords(%q) from the slot of %q found %q", other, name, q.raw)
+			}
 		}
 	}
 }
