@@ -121,7 +121,7 @@ func (st *state) attribute(p, attrLo, nsLo int) (int, *Error) {
 		return q, eofOr(data, q, KindSyntax, "attribute value must be quoted")
 	}
 	quote, vs := data[q], q+1
-	k := bytes.IndexByte(data[vs:], quote)
+	k, class := valueEnd(data, vs, quote)
 	if k < 0 {
 		return vs, newError(KindEOF, len(data), "unterminated attribute value")
 	}
@@ -130,7 +130,7 @@ func (st *state) attribute(p, attrLo, nsLo int) (int, *Error) {
 	}
 	ve := vs + k
 	v := data[vs:ve]
-	class, err := st.attrValue(v, vs)
+	class, err = st.attrValue(v, vs, class)
 	if err != nil {
 		return vs, err
 	}
@@ -156,10 +156,32 @@ func (st *state) attribute(p, attrLo, nsLo int) (int, *Error) {
 	return ve + 1, nil
 }
 
-// attrValue checks a raw attribute value: no '<' (WFC: No < in Attribute
-// Values), well-formed references. It returns the attrSpecial class.
-func (st *state) attrValue(v []byte, vs int) (uint8, *Error) {
-	class := attrClass(v)
+// valueEnd returns the length of the attribute value at data[vs:] up to
+// quote, or -1 if quote does not occur, and the attrSpecial classes of its
+// bytes (attrClass): one pass, 32 bytes at a time where the CPU allows,
+// where finding the quote and classifying the value were two (issue 14).
+func valueEnd(data []byte, vs int, quote byte) (k int, class uint8) {
+	if haveWideSIMD && len(data)-vs >= 32 {
+		n, f := valueRun(&data[vs], len(data)-vs, quote)
+		if f&valueRunFound != 0 {
+			return n, uint8(f)
+		}
+		k, class = n, uint8(f)
+	}
+	j := bytes.IndexByte(data[vs+k:], quote)
+	if j < 0 {
+		return -1, 0
+	}
+	return k + j, class | attrClass(data[vs+k:vs+k+j])
+}
+
+// valueRunFound is the flag of valueRun that it stopped at the quote.
+const valueRunFound = 0x100
+
+// attrValue checks a raw attribute value of attrSpecial class class: no
+// '<' (WFC: No < in Attribute Values), well-formed references. It returns
+// the class.
+func (st *state) attrValue(v []byte, vs int, class uint8) (uint8, *Error) {
 	if class&1 != 0 {
 		return 0, newError(KindLtInAttr, vs+bytes.IndexByte(v, '<'), "'<' in attribute value")
 	}
