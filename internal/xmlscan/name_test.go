@@ -109,3 +109,38 @@ func TestWordNameLookup(t *testing.T) {
 		}
 	}
 }
+
+// TestEndTagEveryByte closes elements of every name length up to 20 with
+// end tags that differ from the start tag in one byte, go on one byte
+// further, or stop one byte short, with and without sixteen bytes of
+// input left after them: only the exact name may close the element,
+// whether endTag compares two words or the bytes (issue 14).
+func TestEndTagEveryByte(t *testing.T) {
+	const letters = "abcdefghijklmnopqrstuvwxyz"
+	for n := 1; n <= 20; n++ {
+		name := letters[:n]
+		if n > 2 {
+			name = name[:1] + ":" + name[2:] // a prefix too
+		}
+		var ends []string
+		for i := 0; i < n; i++ {
+			if name[i] != ':' {
+				ends = append(ends, name[:i]+"Z"+name[i+1:])
+			}
+		}
+		ends = append(ends, name+"z", name[:n-1], name)
+		for _, end := range ends {
+			for _, tail := range []string{"", "<!-- sixteen bytes and more -->"} {
+				doc := `<r xmlns:a="urn:a"><` + name + `></` + end + `>` + tail + `</r>`
+				var d Document
+				err := Scan([]byte(doc), &d)
+				if end == name && err != nil {
+					t.Fatalf("Scan(%q) = %v", doc, err)
+				}
+				if end != name && kindOf(err) != KindTagMismatch {
+					t.Fatalf("Scan(%q) = %v, want %v", doc, err, KindTagMismatch)
+				}
+			}
+		}
+	}
+}

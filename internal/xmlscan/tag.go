@@ -1,6 +1,9 @@
 package xmlscan
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // startTag scans the start tag or empty-element tag at p (XML 1.0 §3.1
 // [40], [44]) and opens the element.
@@ -18,6 +21,10 @@ func (st *state) startTag(p int) (int, *Error) {
 		return p, err
 	}
 	prefix, local, ph := name.prefix, name.local, name.ph // name is reused by the attributes' names
+	f := frame{nameW0: name.w0, nameW1: name.w1}
+	if len(name.raw) <= shortName {
+		f.nameLen = uint8(len(name.raw))
+	}
 	attrLo, nsLo := len(d.Attrs), len(d.NSDecls)
 	st.tagFlags = 0
 	d.scratch.attrPH = d.scratch.attrPH[:0]
@@ -47,7 +54,8 @@ func (st *state) startTag(p int) (int, *Error) {
 	if err := st.count(e, class, p); err != nil {
 		return p, err
 	}
-	st.open(idx, class, empty)
+	f.class = class
+	st.open(idx, f, empty)
 	return end, nil
 }
 
@@ -266,8 +274,8 @@ func (st *state) count(e *Element, class nsClass, p int) *Error {
 }
 
 // open makes element idx the current element, or closes it at once for an
-// empty-element tag.
-func (st *state) open(idx int, class nsClass, empty bool) {
+// empty-element tag; f is its frame, but for elemOnly.
+func (st *state) open(idx int, f frame, empty bool) {
 	d := st.d
 	e := &d.Elements[idx]
 	listed := st.skip&nameLenBit(len(e.Local)) == 0
@@ -284,7 +292,8 @@ func (st *state) open(idx int, class nsClass, empty bool) {
 		return
 	}
 	only := listed && isListed(st.only, e)
-	d.scratch.frames = append(d.scratch.frames, frame{class: class, elemOnly: only})
+	f.elemOnly = only
+	d.scratch.frames = append(d.scratch.frames, f)
 	if e.Flags&FlagProtected != 0 {
 		st.protected++
 	}
@@ -315,8 +324,9 @@ func (st *state) endTag(p int) (int, *Error) {
 		}
 		return p, newError(KindTagMismatch, p, "end tag does not match "+e.Local)
 	}
-	// Compare bytes, then make sure the end tag's name does not go on.
-	if !bytes.Equal(data[p+2:nameEnd], name) || nameEnd < len(data) && nameTab[data[nameEnd]]&nameCont != 0 {
+	// Compare bytes (as two words for a short name with sixteen bytes
+	// to read), then make sure the end tag's name does not go on.
+	if !st.sameName(p+2, name) || nameEnd < len(data) && nameTab[data[nameEnd]]&nameCont != 0 {
 		return p, newError(KindTagMismatch, p, "end tag does not match "+e.Local)
 	}
 	q := skipSpace(data, nameEnd)
@@ -335,6 +345,18 @@ func (st *state) endTag(p int) (int, *Error) {
 		d.Elements[st.cur].Flags |= e.Flags & subtreeFlags
 	}
 	return q + 1, nil
+}
+
+// sameName reports whether data[q:] starts with name, the current
+// element's qualified name.
+func (st *state) sameName(q int, name []byte) bool {
+	f := &st.d.scratch.frames[len(st.d.scratch.frames)-1]
+	if f.nameLen == 0 || q+16 > len(st.data) {
+		return bytes.Equal(st.data[q:q+len(name)], name)
+	}
+	x := st.data[q : q+16 : q+16]
+	m := &wordMasks[f.nameLen&31]
+	return binary.LittleEndian.Uint64(x)&m[0] == f.nameW0 && binary.LittleEndian.Uint64(x[8:])&m[1] == f.nameW1
 }
 
 // eofOr returns an EOF error if q is past the input, else kind.
