@@ -144,8 +144,8 @@ func (s *scratch) hashString(v string) uint64 { return maphash.String(s.seed, v)
 
 // wordName returns the bytes of b (at most shortName of them) as two
 // little-endian words, zero past len(b). It reads b's capacity past its
-// length when there is room for sixteen bytes (the rest of the message)
-// and masks those bytes off.
+// length when there is room for sixteen bytes and masks those bytes off:
+// callers cap b at the end of the input (state.qname).
 func wordName(b []byte) (w0, w1 uint64) {
 	n := len(b)
 	if cap(b) >= 16 {

@@ -63,7 +63,7 @@ func (st *state) startTag(p int) (int, *Error) {
 // errors) and returns it (valid until the next call) and its end.
 func (st *state) qname(p int, kind string) (*qname, int, *Error) {
 	end, high := scanName(st.data, p)
-	b := st.data[p:end]
+	b := st.data[p:end:len(st.data)] // wordName may read up to the end of the input, not past it
 	switch {
 	case len(b) == 0 && p >= len(st.data):
 		return nil, p, newError(KindEOF, p, "unexpected end of input")
