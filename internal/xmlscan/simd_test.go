@@ -39,6 +39,17 @@ func valueEndRef(data []byte, vs int, quote byte) (int, uint8) {
 	return k, acc
 }
 
+// lengths are the input lengths the every-offset tests try: all up to
+// 40 (a 32-byte block and the word loops' tail), then around the second
+// and third block boundaries.
+var lengths = func() []int {
+	var out []int
+	for n := 0; n <= 40; n++ {
+		out = append(out, n)
+	}
+	return append(out, 62, 63, 64, 65, 66, 95, 96, 97, 100)
+}()
+
 // inserts are the bytes that stop a plain run or carry a class: every
 // byte value, and multi-byte sequences valid and not.
 func inserts() [][]byte {
@@ -51,12 +62,12 @@ func inserts() [][]byte {
 }
 
 // TestCharsRunEveryOffset puts every insert at every offset of inputs of
-// every length up to 100 (three 32-byte blocks and a tail), with a second
+// the lengths up to 100 (three 32-byte blocks and a tail), with a second
 // stop byte after it, and holds validateChars (charsRun's 32-byte steps,
 // then the word loops) to validateCharsRef (issue 14).
 func TestCharsRunEveryOffset(t *testing.T) {
 	for _, ins := range inserts() {
-		for n := 0; n <= 100; n++ {
+		for _, n := range lengths {
 			for k := 0; k <= n; k++ {
 				v := append(append(bytes.Repeat([]byte("a"), k), ins...), bytes.Repeat([]byte("b"), n-k)...)
 				for _, w := range [][]byte{v, append(append([]byte(nil), v...), '\t', 'x')} {
@@ -72,13 +83,13 @@ func TestCharsRunEveryOffset(t *testing.T) {
 }
 
 // TestValueRunEveryOffset puts every insert at every offset of attribute
-// values of every length up to 100, closed by either quote or by none,
+// values of the lengths up to 100, closed by either quote or by none,
 // and holds valueEnd (valueRun's 32-byte steps, then IndexByte and
 // attrClass) to valueEndRef: the same end and the same classes (issue 14).
 func TestValueRunEveryOffset(t *testing.T) {
 	for _, ins := range inserts() {
-		for n := 0; n <= 100; n++ {
-			for k := 0; k <= n; k += 1 + k/8 {
+		for _, n := range lengths {
+			for k := 0; k <= n; k++ {
 				v := append(append(bytes.Repeat([]byte("a"), k), ins...), bytes.Repeat([]byte("b"), n-k)...)
 				for _, end := range []string{`"`, `'`, "", `"x<&` + "\t'", `'` + `"&<`} {
 					w := append(append([]byte(`x="`), v...), end...)
