@@ -15,12 +15,15 @@ import (
 // fresh-shape message adds over a template hit): testtraffic's mix and
 // its Fresh shapes, scanned with the request gate's configuration
 // (DefaultConfig) into a reused Document, as the gateway's pool does.
-// Run under callgrind for instruction counts:
+// Run under callgrind for instruction counts, collected in the timed
+// loop only (BenchmarkScanFresh.func2 with go1.26; toggling on
+// xmlscan.* also counts the scans testtraffic's signer makes while the
+// pools are built):
 //
 //	go test -c -o scan.test ./internal/xmlscan
-//	GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind \
-//	  --toggle-collect='github.com/wssgw/wssgw/internal/xmlscan.*' \
-//	  ./scan.test -test.run '^$' -test.bench 'ScanFresh/fresh' -test.benchtime 2000x
+//	cd internal/xmlscan && GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind \
+//	  --toggle-collect='github.com/wssgw/wssgw/internal/xmlscan_test.BenchmarkScanFresh.func2' \
+//	  ../../scan.test -test.run '^$' -test.bench 'ScanFresh/fresh' -test.benchtime 2000x
 func BenchmarkScanFresh(b *testing.B) {
 	keys := filepath.Join("..", "..", "examples", "keys")
 	kp, err := wcrypto.LoadKeyPair(wcrypto.KeyFileOptions{
