@@ -129,6 +129,8 @@ done:
 #define A_HQ 160
 #define A_HSTEP 168
 #define A_HSAVE 176
+#define A_SWAP 208
+#define A_SW 216
 // kernSeg
 #define S_OFF 0
 #define S_FULL 4
@@ -348,6 +350,8 @@ sibend:
 	MOVQ R11, DX
 	COPY32(bulk)
 	MOVQ A_POS(DI), AX
+	CMPQ A_SWAP(DI), $0
+	JNE  swap2
 
 op:
 	MOVLQSX O_P(R10), CX
@@ -384,6 +388,36 @@ repair:
 	VMOVDQU Y0, (DX)
 	ADDQ $O_SIZE, R10
 	JMP  op
+
+	// swap2: the ops of a.sw (a.swap) in a row, as the op loop runs
+	// them: opSeek, opAttr twice, opRepair.
+swap2:
+	MOVQ A_SW+0(DI), CX
+	MOVQ (AX)(CX*1), DX
+	ADDQ A_SW+8(DI), DX
+	SUBQ R8, DX
+	ADDQ R11, DX
+	MOVQ A_SW+16(DI), CX
+	MOVQ (AX)(CX*1), BX
+	MOVQ 8(AX)(CX*1), R12
+	ADDQ A_SW+24(DI), BX
+	INCQ R12
+	SUBQ BX, R12
+	ADDQ SI, BX
+	COPY32(sw1)
+	MOVQ A_SW+32(DI), CX
+	MOVQ (AX)(CX*1), BX
+	MOVQ 8(AX)(CX*1), R12
+	ADDQ A_SW+40(DI), BX
+	INCQ R12
+	SUBQ BX, R12
+	ADDQ SI, BX
+	COPY32(sw2)
+	MOVQ A_SW+48(DI), CX
+	MOVQ (AX)(CX*1), BX
+	ADDQ A_SW+56(DI), BX
+	VMOVDQU (SI)(BX*1), Y0
+	VMOVDQU Y0, (DX)
 
 emitted:
 	MOVQ R9, CX

@@ -103,6 +103,12 @@ type sibArgs struct {
 	hq    int
 	hstep int
 	hsave [4]uint64
+	// swap set: the ops are those of one start tag whose two attributes
+	// the canonical form swaps (opSeek, opAttr, opAttr, opRepair, opEnd),
+	// run straight from sw (each op's p and c) without the op loop's
+	// dispatch (issue 14: the bench payload's siblings).
+	swap int
+	sw   [8]int
 }
 
 // kernHash is the fast body's digest handed to the kernel (amd64, SHA-NI:
