@@ -315,6 +315,14 @@ jump:
 	ANDQ $-64, R14
 
 classify:
+	// The constants' upper halves, which a SHA step's VZEROUPPER
+	// cleared, are needed only here (the compares and copies use Y0
+	// and memory): restored here, once a block, not after each step.
+	CMPQ A_HS(DI), $0
+	JEQ  classin
+	KREST
+
+classin:
 	KHALF(0)
 	VPMOVMSKB Y1, AX
 	VPMOVMSKB Y2, DX
@@ -505,7 +513,6 @@ hqdone:
 	JNZ   hfinish
 	CMPQ  A_HQ(DI), $4
 	JGT   hqrun
-	KREST
 	JMP   segin
 
 ret:
