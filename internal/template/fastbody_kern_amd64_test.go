@@ -174,6 +174,19 @@ func TestSibKernDifferential(t *testing.T) {
 	if progs < 100 {
 		t.Fatalf("only %d kernel programs compiled", progs)
 	}
+	// A start tag whose two attributes swap (sibArgs.swap), their names
+	// of different lengths: each op's offset from its part counts.
+	for _, names := range [][2]string{{"bbbbbb", "a"}, {"b", "aaaaaaa"}, {"xmlb", "a"}} {
+		body := `<r:O xmlns:r="urn:r">`
+		for i := range 5 {
+			body += fmt.Sprintf(`<r:I %s="v%d" %s="%d"><r:N>t%d</r:N></r:I>`, names[0], i*i, names[1], i, i)
+		}
+		data, ks := kernsOf(t, body+`</r:O>`)
+		if len(ks) == 0 {
+			t.Fatalf("%q: no program", body)
+		}
+		kernDiffAll(t, data, ks)
+	}
 	for pad := range 64 {
 		body := fmt.Sprintf("<r:O xmlns:r=\"urn:r\">%*s", pad, "")
 		for i := range 6 {
