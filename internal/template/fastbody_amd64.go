@@ -55,12 +55,8 @@ func (k *sibKern) runAVX2(data []byte, q, end int, out []byte, oo, max, maxAttr,
 			return 0, q, oo
 		}
 		a.out, a.ops = &out[0], &k.ops[0]
-		if o := k.ops; len(o) == 5 && o[0].kind == opSeek && o[1].kind == opAttr && o[2].kind == opAttr &&
-			o[3].kind == opRepair && o[4].kind == opEnd {
-			a.swap = 1
-			for i := range 4 {
-				a.sw[2*i], a.sw[2*i+1] = int(o[i].p), int(o[i].c)
-			}
+		if k.swap {
+			a.sw = &k.sw
 		}
 	}
 	if kh != nil && kh.s != nil {

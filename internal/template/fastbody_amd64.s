@@ -129,8 +129,7 @@ done:
 #define A_HQ 160
 #define A_HSTEP 168
 #define A_HSAVE 176
-#define A_SWAP 208
-#define A_SW 216
+#define A_SW 208
 // kernSeg
 #define S_OFF 0
 #define S_FULL 4
@@ -358,7 +357,7 @@ sibend:
 	MOVQ R11, DX
 	COPY32(bulk)
 	MOVQ A_POS(DI), AX
-	CMPQ A_SWAP(DI), $0
+	CMPQ A_SW(DI), $0
 	JNE  swap2
 
 op:
@@ -397,33 +396,34 @@ repair:
 	ADDQ $O_SIZE, R10
 	JMP  op
 
-	// swap2: the ops of a.sw (a.swap) in a row, as the op loop runs
-	// them: opSeek, opAttr twice, opRepair.
+	// swap2: the ops of a.sw (sibKern.swap) in a row, as the op loop
+	// runs them: opSeek, opAttr twice, opRepair; R10 the descriptors.
 swap2:
-	MOVQ A_SW+0(DI), CX
+	MOVQ A_SW(DI), R10
+	MOVQ 0(R10), CX
 	MOVQ (AX)(CX*1), DX
-	ADDQ A_SW+8(DI), DX
+	ADDQ 8(R10), DX
 	SUBQ R8, DX
 	ADDQ R11, DX
-	MOVQ A_SW+16(DI), CX
+	MOVQ 16(R10), CX
 	MOVQ (AX)(CX*1), BX
 	MOVQ 8(AX)(CX*1), R12
-	ADDQ A_SW+24(DI), BX
+	ADDQ 24(R10), BX
 	INCQ R12
 	SUBQ BX, R12
 	ADDQ SI, BX
 	COPY32(sw1)
-	MOVQ A_SW+32(DI), CX
+	MOVQ 32(R10), CX
 	MOVQ (AX)(CX*1), BX
 	MOVQ 8(AX)(CX*1), R12
-	ADDQ A_SW+40(DI), BX
+	ADDQ 40(R10), BX
 	INCQ R12
 	SUBQ BX, R12
 	ADDQ SI, BX
 	COPY32(sw2)
-	MOVQ A_SW+48(DI), CX
+	MOVQ 48(R10), CX
 	MOVQ (AX)(CX*1), BX
-	ADDQ A_SW+56(DI), BX
+	ADDQ 56(R10), BX
 	VMOVDQU (SI)(BX*1), Y0
 	VMOVDQU Y0, (DX)
 

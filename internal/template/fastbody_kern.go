@@ -71,6 +71,13 @@ type sibKern struct {
 	fix  []byte
 	ops  []kernOp // none: the output is the input as it is
 	pos  []int
+	// swap: the ops are those of one start tag whose two attributes the
+	// canonical form swaps (opSeek, opAttr, opAttr, opRepair, opEnd);
+	// the AVX2 kernel runs them straight from sw (each op's p and c)
+	// without the op loop's dispatch (issue 14: the bench payload's
+	// siblings).
+	swap bool
+	sw   [8]int
 }
 
 // sibArgs are the kernel's arguments and results, in one block whose
@@ -103,12 +110,7 @@ type sibArgs struct {
 	hq    int
 	hstep int
 	hsave [4]uint64
-	// swap set: the ops are those of one start tag whose two attributes
-	// the canonical form swaps (opSeek, opAttr, opAttr, opRepair, opEnd),
-	// run straight from sw (each op's p and c) without the op loop's
-	// dispatch (issue 14: the bench payload's siblings).
-	swap int
-	sw   [8]int
+	sw    *[8]int // sibKern.sw when swap, else nil
 }
 
 // kernHash is the fast body's digest handed to the kernel (amd64, SHA-NI:
@@ -172,6 +174,13 @@ func (s *sibRec) compileKern() {
 	}
 	if len(k.ops) > 0 {
 		k.ops = append(k.ops, kernOp{kind: opEnd})
+	}
+	o := k.ops
+	k.swap = len(o) == 5 && o[0].kind == opSeek && o[1].kind == opAttr && o[2].kind == opAttr && o[3].kind == opRepair
+	if k.swap {
+		for i := range 4 {
+			k.sw[2*i], k.sw[2*i+1] = int(o[i].p), int(o[i].c)
+		}
 	}
 	if need := 2 * len(k.segs); cap(k.pos) < need {
 		k.pos = make([]int, need)

@@ -30,7 +30,7 @@ func TestSibArgsLayout(t *testing.T) {
 		{"ops", unsafe.Offsetof(a.ops), 96}, {"pos", unsafe.Offsetof(a.pos), 104}, {"masks", unsafe.Offsetof(a.masks), 112},
 		{"hs", unsafe.Offsetof(a.hs), 128}, {"hbase", unsafe.Offsetof(a.hbase), 136}, {"hp", unsafe.Offsetof(a.hp), 144},
 		{"hend", unsafe.Offsetof(a.hend), 152}, {"hq", unsafe.Offsetof(a.hq), 160}, {"hstep", unsafe.Offsetof(a.hstep), 168}, {"hsave", unsafe.Offsetof(a.hsave), 176},
-		{"swap", unsafe.Offsetof(a.swap), 208}, {"sw", unsafe.Offsetof(a.sw), 216},
+		{"sw", unsafe.Offsetof(a.sw), 208},
 		{"seg.off", unsafe.Offsetof(s.off), 0}, {"seg.full", unsafe.Offsetof(s.full), 4}, {"seg.remn", unsafe.Offsetof(s.remn), 8},
 		{"seg.kind", unsafe.Offsetof(s.kind), 12}, {"seg.pos", unsafe.Offsetof(s.pos), 16}, {"seg size", unsafe.Sizeof(s), 20},
 		{"op.kind", unsafe.Offsetof(p.kind), 0}, {"op.p", unsafe.Offsetof(p.p), 4}, {"op.c", unsafe.Offsetof(p.c), 8},
