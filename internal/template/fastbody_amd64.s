@@ -470,8 +470,8 @@ hseg:
 	// The SHA instructions are legacy SSE: run with the upper halves
 	// dirty, each costs a state transition on this host (measured: 100
 	// times slower). So VZEROUPPER first (X3 to X6 and X14, X15 keep
-	// their low halves, all the rounds use) and the 256-bit constants
-	// again after.
+	// their low halves, all the rounds use); the 256-bit constants are
+	// restored where they are used, at classify.
 hquarter:
 	VZEROUPPER
 
