@@ -96,11 +96,11 @@ done:
 // pending, after a VZEROUPPER (see hseg).
 //
 // Registers: SI data, DI a, R8 the sibling's start, R9 the position,
-// R10 the segment or op, R11 a part's kind or the output, R12 the text
-// total or a copy's length, R13 siblings taken, R14 the 64-byte block
-// (an offset in data, a multiple of 64) whose stop masks are in
-// A_MASKS, BX a part's start or a copy's source, AX the quarters pending
-// while hashing, AX CX DX scratch; X14 and X15 the digest's state when
+// R10 the segment or op, R11 a part's kind or the output, R12 the
+// quarters of SHA-256 pending (hseg; the sibling's text total is in
+// a.text), R13 siblings taken, R14 the 64-byte block (an offset in
+// data, a multiple of 64) whose stop masks are in A_MASKS, BX a part's
+// start or a copy's source, CX a copy's length, AX CX DX scratch; X14 and X15 the digest's state when
 // hashing, X3 to X6 the message schedule from one quarter to the next,
 // X0 and X7 the rounds' scratch (SHA_Q0 to SHA_Q3); Y8 and Y9 the
 // nibble tables, Y13 zero. R14 is free in ABI0 (the ABI wrapper restores
@@ -130,15 +130,15 @@ done:
 #define A_HBASE 136
 #define A_HP 144
 #define A_HEND 152
-#define A_HQ 160
+#define A_TEXT 160
 #define A_HSAVE 176
 #define A_SW 208
 // kernSeg
 #define S_FIX 0
 #define S_MASK 32
 #define S_REMN 64
-#define S_KIND 68
-#define S_POS 72
+#define S_KIND 72
+#define S_POS 76
 #define S_SIZE 80
 // kernOp
 #define O_KIND 0
@@ -182,7 +182,7 @@ GLOBL kernAttr<>(SB), RODATA|NOPTR, $32
 	VPCMPGTB Y13, Y1, Y1 \
 	VPCMPGTB Y13, Y2, Y2
 
-// COPY32 copies R12 bytes (at least 1) from BX to DX, 32 at a time,
+// COPY32 copies CX bytes (at least 1) from BX to DX, 32 at a time,
 // writing and reading up to 31 bytes past them; DX ends past them.
 #define COPY32(label) \
 label: \
@@ -190,14 +190,14 @@ label: \
 	VMOVDQU Y0, (DX) \
 	ADDQ $32, BX \
 	ADDQ $32, DX \
-	SUBQ $32, R12 \
+	SUBQ $32, CX \
 	JGT  label \
-	ADDQ R12, DX
+	ADDQ CX, DX
 
 // HNEXT follows a quarter: another while more than a block is pending,
 // else the segment.
 #define HNEXT \
-	CMPQ AX, $4 \
+	CMPQ R12, $4 \
 	JGT  hqrun \
 	JMP  segin
 
@@ -208,6 +208,7 @@ TEXT ·sibRunAVX2(SB), NOSPLIT, $0-8
 	VBROADCASTI128 scanHi<>(SB), Y9
 	VPXOR Y13, Y13, Y13
 	MOVQ A_Q(DI), R8
+	XORQ R12, R12
 	XORQ R13, R13
 	MOVQ $-128, R14 // no block classified
 	MOVQ A_HS(DI), AX
@@ -222,23 +223,22 @@ sib:
 	CMPQ R8, A_END(DI)
 	JGE  ret
 	MOVQ R8, R9
-	XORQ R12, R12
+	MOVQ $0, A_TEXT(DI)
 	MOVQ A_SEGS(DI), R10
 
 	// A segment: its fixed bytes (0 to 32) XOR the input, tested under
 	// their byte mask; R9 is before lim here (a sibling's start, a
 	// part's end, or checked after a chunk).
 seg:
-	CMPQ A_HQ(DI), $0
-	JNE  hseg
+	TESTQ R12, R12
+	JNZ   hseg
 
 segin:
 	VMOVDQU (SI)(R9*1), Y0
 	VPXOR   S_FIX(R10), Y0, Y0
 	VPTEST  S_MASK(R10), Y0
 	JNZ     ret
-	MOVLQSX S_REMN(R10), CX
-	ADDQ    CX, R9
+	ADDQ    S_REMN(R10), R9
 	MOVL    S_KIND(R10), R11
 	CMPL    R11, $2
 	JAE     nopart
@@ -279,7 +279,7 @@ partend:
 	JMP     seg
 
 textlen:
-	ADDQ DX, R12
+	ADDQ DX, A_TEXT(DI)
 	JMP  partend
 
 nopart:
@@ -333,16 +333,17 @@ classify:
 sibend:
 	CMPQ R9, A_END(DI)
 	JGT  ret
-	CMPQ R12, A_MAXTEXT(DI)
+	MOVQ A_TEXT(DI), CX
+	CMPQ CX, A_MAXTEXT(DI)
 	JGT  ret
 	MOVQ A_OPS(DI), R10
 	TESTQ R10, R10
 	JZ   take
 	// Room for the sibling's output (as long as its input) and slack.
-	MOVQ R9, R12
-	SUBQ R8, R12
+	MOVQ R9, CX
+	SUBQ R8, CX
 	MOVQ A_OO(DI), R11
-	LEAQ 32(R11)(R12*1), DX
+	LEAQ 32(R11)(CX*1), DX
 	CMPQ DX, A_OCAP(DI)
 	JGT  ret
 	// The sibling as it is, then the ops; R11 the sibling's output.
@@ -364,9 +365,9 @@ op:
 	JNE     notattr
 	// opAttr: data[x:end+1] at DX.
 	MOVLQSX O_P(R10), CX
-	MOVQ    8(AX)(CX*1), R12
-	INCQ    R12
-	SUBQ    BX, R12
+	MOVQ    8(AX)(CX*1), CX
+	INCQ    CX
+	SUBQ    BX, CX
 	ADDQ    SI, BX
 	COPY32(attr)
 	ADDQ $O_SIZE, R10
@@ -401,18 +402,18 @@ swap2:
 	ADDQ R11, DX
 	MOVQ 16(R10), CX
 	MOVQ (AX)(CX*1), BX
-	MOVQ 8(AX)(CX*1), R12
+	MOVQ 8(AX)(CX*1), CX
 	ADDQ 24(R10), BX
-	INCQ R12
-	SUBQ BX, R12
+	INCQ CX
+	SUBQ BX, CX
 	ADDQ SI, BX
 	COPY32(sw1)
 	MOVQ 32(R10), CX
 	MOVQ (AX)(CX*1), BX
-	MOVQ 8(AX)(CX*1), R12
+	MOVQ 8(AX)(CX*1), CX
 	ADDQ 40(R10), BX
-	INCQ R12
-	SUBQ BX, R12
+	INCQ CX
+	SUBQ BX, CX
 	ADDQ SI, BX
 	COPY32(sw2)
 	MOVQ 48(R10), CX
@@ -440,7 +441,7 @@ taken:
 	JEQ  sib
 	// Hashing (a.hs): the whole 64-byte blocks of the canonical form
 	// from a.hend up to DX are counted as four quarters each to hash
-	// (a.hq), run one at the start of each segment (hseg). The SHA
+	// (R12), run one at the start of each segment (hseg). The SHA
 	// rounds are a serial chain; spread over the loop, the core goes on
 	// with the compares, scans and copies meanwhile (a whole block at
 	// once filled the vector scheduler and the kernel waited behind it;
@@ -450,12 +451,12 @@ taken:
 	JZ   sib
 	ADDQ DX, A_HEND(DI)
 	SHRQ $4, DX
-	ADDQ DX, A_HQ(DI)
+	ADDQ DX, R12
 	JMP  sib
 
 	// hseg runs the next quarter of the block at a.hp, and a second one
-	// while more than a block is pending; AX the quarters pending, the
-	// next one's number -AX mod 4 (each block counted adds four). The
+	// while more than a block is pending; R12 the quarters pending, the
+	// next one's number -R12 mod 4 (each block counted adds four). The
 	// SHA instructions are legacy SSE: run with the upper halves dirty,
 	// each costs a state transition on this host (measured: 100 times
 	// slower). So VZEROUPPER first (X3 to X6 and X14, X15 keep their
@@ -463,14 +464,12 @@ taken:
 	// restored where they are used, at classify.
 hseg:
 	VZEROUPPER
-	MOVQ A_HQ(DI), AX
 
 hqrun:
-	DECQ AX
-	MOVQ AX, A_HQ(DI)
-	TESTL $2, AX
+	DECQ R12
+	TESTL $2, R12
 	JZ   hq23
-	TESTL $1, AX
+	TESTL $1, R12
 	JZ   hq1
 	MOVQ A_HP(DI), CX
 	ADDQ A_HBASE(DI), CX
@@ -484,7 +483,7 @@ hq1:
 	HNEXT
 
 hq23:
-	TESTL $1, AX
+	TESTL $1, R12
 	JZ   hq3
 	SHA_Q2
 	HNEXT
@@ -503,10 +502,9 @@ ret:
 	TESTQ AX, AX
 	JZ   out
 	// The blocks counted and not begun are the caller's (a.hp is the
-	// first); one begun (a.hq not a multiple of four) is undone: the
+	// first); one begun (R12 not a multiple of four) is undone: the
 	// state before it back.
-	MOVQ A_HQ(DI), CX
-	TESTQ $3, CX
+	TESTQ $3, R12
 	JZ   state
 	VMOVDQU A_HSAVE(DI), X14
 	VMOVDQU A_HSAVE+16(DI), X15

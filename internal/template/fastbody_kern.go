@@ -48,10 +48,9 @@ const kernSlack = 128
 type kernSeg struct {
 	fix  [32]byte // the remn fixed bytes, padded with zeros
 	mask [32]byte // 0xff for each of them
-	remn int32    // 0 to 32
+	remn int64    // 0 to 32 (64 bits: the kernel adds it from memory)
 	kind int32    // kernAttr, kernText, kernEnd, kernChunk
 	pos  int32    // byte offset in pos of the part's start (its end is next)
-	_    int32
 }
 
 // kernOp is a step of a sibling's canonical form, which starts as a copy
@@ -104,14 +103,15 @@ type sibArgs struct {
 	masks   [2]uint64 // scratch: the stop masks of a block, by part kind
 	// Hashing as it goes (kernHash): the state (nil: none), the base
 	// of the canonical form (out when emitting, else data), the offset
-	// of the block being hashed and the end of those counted, the
-	// quarters of them not yet run (the next one's number is -hq mod 4:
-	// each block counted adds four), the state before the block.
+	// of the block being hashed and the end of those counted; the
+	// sibling's text so far (scratch: the kernel keeps the quarters of
+	// the blocks counted not yet run in a register in its place); the
+	// state before the block.
 	hs    *[8]uint32
 	hbase *byte
 	hp    int
 	hend  int
-	hq    int
+	text  int
 	_     int
 	hsave [4]uint64
 	sw    *[8]int // sibKern.sw when swap, else nil
@@ -158,7 +158,7 @@ func (s *sibRec) compileKern() {
 			copy(ks.fix[:], fix)
 			k.segs, fix = append(k.segs, ks), fix[32:]
 		}
-		ks := kernSeg{mask: kernMasks[len(fix)], remn: int32(len(fix)), pos: int32(8 * 2 * i)}
+		ks := kernSeg{mask: kernMasks[len(fix)], remn: int64(len(fix)), pos: int32(8 * 2 * i)}
 		copy(ks.fix[:], fix)
 		switch g.kind {
 		case evAttr:
