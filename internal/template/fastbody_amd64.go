@@ -48,13 +48,16 @@ func (k *sibKern) runAVX2(data []byte, q, end int, out []byte, oo, max, maxAttr,
 	}
 	a := sibArgs{
 		data: &data[0], end: min(end, len(data)-kernSlack), q: q, oo: oo, ocap: len(out), max: max,
-		maxAttr: maxAttr, maxText: maxText, segs: &k.segs[0], fix: &k.fix[0], pos: &k.pos[0],
+		maxAttr: maxAttr, maxText: maxText, segs: &k.segs[0], pos: &k.pos[0],
 	}
 	if emit && len(k.ops) > 0 {
 		if len(out) == 0 {
 			return 0, q, oo
 		}
 		a.out, a.ops = &out[0], &k.ops[0]
+		if k.swap {
+			a.sw = &k.sw
+		}
 	}
 	if kh != nil && kh.s != nil {
 		a.hs, a.hbase, a.hp, a.hend = kh.s, a.data, kh.hp, kh.hp

@@ -16,7 +16,8 @@ package template
 //
 // Every read and write stays in bounds by construction. The kernel
 // works before lim = min(end, len(data)-128): a sibling starts before
-// it, a fixed chunk is compared only when it starts before it, a part
+// it, a fixed chunk (a segment's tail, or a whole 32-byte chunk of a
+// long one, kernChunk) is compared only when it starts before it, a part
 // ends before it and a sibling ends at it at the latest. So a 32-byte
 // load at a sibling's start, a part's end or a fixed segment's tail
 // (both less than 32 bytes after one of those) is in data, and so are
@@ -28,25 +29,28 @@ package template
 // are for the replay loop, which decides with the same rules.
 
 const (
-	kernAttr = iota // the part is an attribute value: it ends at a stopAttr byte
-	kernText        // character data: it ends at a stopText byte
-	kernEnd         // no part: the last segment
+	kernAttr  = iota // the part is an attribute value: it ends at a stopAttr byte
+	kernText         // character data: it ends at a stopText byte
+	kernEnd          // no part: the last segment
+	kernChunk        // no part: 32 fixed bytes of a longer segment, whose rest follows
 )
 
 // kernSlack is how far before the end of data the kernel stops.
 const kernSlack = 128
 
-// kernSeg is a fixed segment and the part after it. Its layout is
-// known to fastbody_amd64.s (TestSibArgsLayout).
+// kernSeg is up to 32 fixed bytes and the part after them: a fixed
+// segment of the record is its whole 32-byte chunks (kernChunk each),
+// then its tail. The bytes are held in the descriptor, so that the
+// kernel walks one array (issue 14: forming a pointer into a separate
+// one, and looping over a segment's chunks, were 5 of the ~40
+// instructions a segment took). Its layout is known to fastbody_amd64.s
+// (TestSibArgsLayout).
 type kernSeg struct {
-	// The fixed bytes are at fix[off:]: full whole 32-byte chunks, then
-	// the tail chunk of remn bytes (0 to 31) padded with zeros, then its
-	// mask (0xff for each of the remn bytes).
-	off  int32
-	full int32
-	remn int32
-	kind int32 // kernAttr, kernText, kernEnd
-	pos  int32 // byte offset in pos of the part's start (its end is next)
+	fix  [32]byte // the remn fixed bytes, padded with zeros
+	mask [32]byte // 0xff for each of them
+	remn int64    // 0 to 32 (64 bits: the kernel adds it from memory)
+	kind int32    // kernAttr, kernText, kernEnd, kernChunk
+	pos  int32    // byte offset in pos of the part's start (its end is next)
 }
 
 // kernOp is a step of a sibling's canonical form, which starts as a copy
@@ -68,9 +72,15 @@ const (
 // sibKern is a sibling record compiled for the kernel.
 type sibKern struct {
 	segs []kernSeg
-	fix  []byte
 	ops  []kernOp // none: the output is the input as it is
 	pos  []int
+	// swap: the ops are those of one start tag whose two attributes the
+	// canonical form swaps (opSeek, opAttr, opAttr, opRepair, opEnd);
+	// the AVX2 kernel runs them straight from sw (each op's p and c)
+	// without the op loop's dispatch (issue 14: the bench payload's
+	// siblings).
+	swap bool
+	sw   [8]int
 }
 
 // sibArgs are the kernel's arguments and results, in one block whose
@@ -87,29 +97,34 @@ type sibArgs struct {
 	maxAttr int
 	maxText int // the text of one sibling, all parts together
 	segs    *kernSeg
-	fix     *byte
+	_       uintptr
 	ops     *kernOp // nil: no output
 	pos     *int
 	masks   [2]uint64 // scratch: the stop masks of a block, by part kind
 	// Hashing as it goes (kernHash): the state (nil: none), the base
 	// of the canonical form (out when emitting, else data), the offset
-	// of the block being hashed and the end of those counted, the
-	// quarters of them not yet run and the next one's number, the state
-	// before the block.
+	// of the block being hashed and the end of those counted; the
+	// sibling's text so far (scratch: the kernel keeps the quarters of
+	// the blocks counted not yet run in a register in its place); the
+	// state before the block.
 	hs    *[8]uint32
 	hbase *byte
 	hp    int
 	hend  int
-	hq    int
-	hstep int
+	text  int
+	_     int
 	hsave [4]uint64
+	sw    *[8]int // sibKern.sw when swap, else nil
 }
 
 // kernHash is the fast body's digest handed to the kernel (amd64, SHA-NI:
-// shaNI): the kernel hashes every whole 64-byte block of the canonical
-// form from hp on as soon as it has it, inside its loop, so that the core
-// overlaps SHA-256's serial rounds with the kernel's own work, and
-// returns hp past the last block it hashed; the caller hashes the rest.
+// shaNI): the kernel hashes the whole 64-byte blocks of the canonical
+// form from hp on as soon as it has them, inside its loop, so that the
+// core overlaps SHA-256's serial rounds with the kernel's own work, and
+// returns hp past the last block it hashed; the caller hashes the rest
+// (a block or two it had not finished when it stopped: it does not
+// drain its queue of blocks at the end, and a block it was in the middle
+// of is undone).
 // The digest must have no bytes buffered (shaNI.nx == 0) and its length
 // is the caller's to count. runGeneric hashes nothing.
 type kernHash struct {
@@ -117,11 +132,11 @@ type kernHash struct {
 	hp int // an offset in out when emitting, else in data
 }
 
-// kernMasks[n] is the mask of a tail chunk of n bytes: 0xff for each of
-// them, then zeros. compileKern appends it whole: appending its 32 bytes
+// kernMasks[n] is the mask of a chunk of n bytes: 0xff for each of
+// them, then zeros. compileKern copies it whole: appending its 32 bytes
 // one at a time was ~5 % of the fast body's instructions on the
 // realistic mix (BenchmarkFastBodyMix, issue 14).
-var kernMasks = func() (m [32][32]byte) {
+var kernMasks = func() (m [33][32]byte) {
 	for n := range m {
 		for j := range n {
 			m[n][j] = 0xff
@@ -134,11 +149,17 @@ var kernMasks = func() (m [32][32]byte) {
 func (s *sibRec) compileKern() {
 	k := &s.prog.kern
 	p := &s.prog
-	k.segs, k.fix, k.ops = k.segs[:0], k.fix[:0], k.ops[:0]
+	k.segs, k.ops = k.segs[:0], k.ops[:0]
 	for i := range p.segs {
 		g := &p.segs[i]
-		fn := int(g.fn)
-		ks := kernSeg{off: int32(len(k.fix)), full: int32(fn / 32), remn: int32(fn % 32), pos: int32(8 * 2 * i)}
+		fix := p.fixed[g.fs : int(g.fs)+int(g.fn)]
+		for len(fix) >= 32 {
+			ks := kernSeg{mask: kernMasks[32], remn: 32, kind: kernChunk}
+			copy(ks.fix[:], fix)
+			k.segs, fix = append(k.segs, ks), fix[32:]
+		}
+		ks := kernSeg{mask: kernMasks[len(fix)], remn: int64(len(fix)), pos: int32(8 * 2 * i)}
+		copy(ks.fix[:], fix)
 		switch g.kind {
 		case evAttr:
 			ks.kind = kernAttr
@@ -147,10 +168,6 @@ func (s *sibRec) compileKern() {
 		default:
 			ks.kind = kernEnd
 		}
-		k.fix = append(k.fix, p.fixed[g.fs:int(g.fs)+fn]...)
-		// The tail chunk, padded (k.fix stays 32-aligned), then its mask.
-		k.fix = append(k.fix, kernMasks[0][:32-ks.remn]...)
-		k.fix = append(k.fix, kernMasks[ks.remn][:]...)
 		k.segs = append(k.segs, ks)
 	}
 	for ti := range p.tags {
@@ -167,6 +184,18 @@ func (s *sibRec) compileKern() {
 	if len(k.ops) > 0 {
 		k.ops = append(k.ops, kernOp{kind: opEnd})
 	}
+	o := k.ops
+	k.swap = len(o) == 5 && o[0].kind == opSeek && o[1].kind == opAttr && o[2].kind == opAttr && o[3].kind == opRepair
+	if k.swap {
+		for i := range 4 {
+			k.sw[2*i], k.sw[2*i+1] = int(o[i].p), int(o[i].c)
+		}
+	}
+	k.sizePos()
+}
+
+// sizePos gives k.pos room for each segment's part (kernSeg.pos).
+func (k *sibKern) sizePos() {
 	if need := 2 * len(k.segs); cap(k.pos) < need {
 		k.pos = make([]int, need)
 	}
@@ -186,20 +215,16 @@ func (k *sibKern) runGeneric(data []byte, q, end int, out []byte, oo, max, maxAt
 		cur, text := q, 0
 		for i := range k.segs {
 			g := &k.segs[i]
-			f := int(g.off)
-			for range g.full {
-				if cur >= lim || string(data[cur:cur+32]) != string(k.fix[f:f+32]) {
-					return sibs, q, o
-				}
-				cur, f = cur+32, f+32
-			}
 			n := int(g.remn)
-			if cur >= lim || string(data[cur:cur+n]) != string(k.fix[f:f+n]) {
+			if cur >= lim || string(data[cur:cur+n]) != string(g.fix[:n]) {
 				return sibs, q, o
 			}
 			cur += n
 			if g.kind == kernEnd {
 				break
+			}
+			if g.kind == kernChunk {
+				continue
 			}
 			class := uint8(stopAttr)
 			if g.kind == kernText {

@@ -26,15 +26,16 @@ func TestSibArgsLayout(t *testing.T) {
 		{"data", unsafe.Offsetof(a.data), 0}, {"end", unsafe.Offsetof(a.end), 8}, {"q", unsafe.Offsetof(a.q), 16},
 		{"out", unsafe.Offsetof(a.out), 24}, {"oo", unsafe.Offsetof(a.oo), 32}, {"ocap", unsafe.Offsetof(a.ocap), 40},
 		{"max", unsafe.Offsetof(a.max), 48}, {"sibs", unsafe.Offsetof(a.sibs), 56}, {"maxAttr", unsafe.Offsetof(a.maxAttr), 64},
-		{"maxText", unsafe.Offsetof(a.maxText), 72}, {"segs", unsafe.Offsetof(a.segs), 80}, {"fix", unsafe.Offsetof(a.fix), 88},
+		{"maxText", unsafe.Offsetof(a.maxText), 72}, {"segs", unsafe.Offsetof(a.segs), 80},
 		{"ops", unsafe.Offsetof(a.ops), 96}, {"pos", unsafe.Offsetof(a.pos), 104}, {"masks", unsafe.Offsetof(a.masks), 112},
 		{"hs", unsafe.Offsetof(a.hs), 128}, {"hbase", unsafe.Offsetof(a.hbase), 136}, {"hp", unsafe.Offsetof(a.hp), 144},
-		{"hend", unsafe.Offsetof(a.hend), 152}, {"hq", unsafe.Offsetof(a.hq), 160}, {"hstep", unsafe.Offsetof(a.hstep), 168}, {"hsave", unsafe.Offsetof(a.hsave), 176},
-		{"seg.off", unsafe.Offsetof(s.off), 0}, {"seg.full", unsafe.Offsetof(s.full), 4}, {"seg.remn", unsafe.Offsetof(s.remn), 8},
-		{"seg.kind", unsafe.Offsetof(s.kind), 12}, {"seg.pos", unsafe.Offsetof(s.pos), 16}, {"seg size", unsafe.Sizeof(s), 20},
+		{"hend", unsafe.Offsetof(a.hend), 152}, {"text", unsafe.Offsetof(a.text), 160}, {"hsave", unsafe.Offsetof(a.hsave), 176},
+		{"sw", unsafe.Offsetof(a.sw), 208},
+		{"seg.fix", unsafe.Offsetof(s.fix), 0}, {"seg.mask", unsafe.Offsetof(s.mask), 32}, {"seg.remn", unsafe.Offsetof(s.remn), 64},
+		{"seg.kind", unsafe.Offsetof(s.kind), 72}, {"seg.pos", unsafe.Offsetof(s.pos), 76}, {"seg size", unsafe.Sizeof(s), 80},
 		{"op.kind", unsafe.Offsetof(p.kind), 0}, {"op.p", unsafe.Offsetof(p.p), 4}, {"op.c", unsafe.Offsetof(p.c), 8},
 		{"op size", unsafe.Sizeof(p), 16}, {"opAttr", opAttr, 1}, {"opRepair", opRepair, 2}, {"opEnd", opEnd, 3},
-		{"kernText", kernText, 1}, {"kernEnd", kernEnd, 2},
+		{"kernText", kernText, 1}, {"kernEnd", kernEnd, 2}, {"kernChunk", kernChunk, 3},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s at %d, fastbody_amd64.s says %d", c.name, c.got, c.want)
@@ -109,7 +110,10 @@ func kernDiffHashed(t testing.TB, k *sibKern, data []byte, q, end, room int, lim
 		t.Fatalf("data %q from %d (end %d, room %d, limits %v, emit %v): hashing, %d siblings to %d, output %d; without, %d to %d, %d",
 			data, q, end, room, lims, emit, n3, i3, o3, n, in, o)
 	}
-	if kh.hp < from || kh.hp > stop || (kh.hp-from)%64 != 0 || stop-kh.hp >= 64 {
+	// It may leave whole blocks (those queued when it stopped: the
+	// caller hashes them); TestSibKernHashesAsItGoes bounds them on a
+	// list.
+	if kh.hp < from || kh.hp > stop || (kh.hp-from)%64 != 0 {
 		t.Fatalf("data %q from %d (emit %v): hashed to %d of %d..%d", data, q, emit, kh.hp, from, stop)
 	}
 	d.n = uint64(kh.hp - from)
@@ -173,6 +177,19 @@ func TestSibKernDifferential(t *testing.T) {
 	if progs < 100 {
 		t.Fatalf("only %d kernel programs compiled", progs)
 	}
+	// A start tag whose two attributes swap (sibArgs.swap), their names
+	// of different lengths: each op's offset from its part counts.
+	for _, names := range [][2]string{{"bbbbbb", "a"}, {"b", "aaaaaaa"}, {"xmlb", "a"}} {
+		body := `<r:O xmlns:r="urn:r">`
+		for i := range 5 {
+			body += fmt.Sprintf(`<r:I %s="v%d" %s="%d"><r:N>t%d</r:N></r:I>`, names[0], i*i, names[1], i, i)
+		}
+		data, ks := kernsOf(t, body+`</r:O>`)
+		if len(ks) == 0 {
+			t.Fatalf("%q: no program", body)
+		}
+		kernDiffAll(t, data, ks)
+	}
 	for pad := range 64 {
 		body := fmt.Sprintf("<r:O xmlns:r=\"urn:r\">%*s", pad, "")
 		for i := range 6 {
@@ -183,6 +200,44 @@ func TestSibKernDifferential(t *testing.T) {
 			t.Fatalf("%q: no program", body)
 		}
 		kernDiffAll(t, data, ks)
+	}
+}
+
+// TestSibKernHashesAsItGoes: on the bench payload's list the kernel
+// hashing as it goes leaves the caller no more than the blocks of about
+// a sibling (its queue is a block or two deep), emitting or not, and the
+// digest is right (kernDiffHashed).
+func TestSibKernHashesAsItGoes(t *testing.T) {
+	if !haveSHANI {
+		t.Skip("no SHA-NI")
+	}
+	env := benchEnvelope(300, "Item")
+	body := string(env[bytes.Index(env, []byte("<soap:Body>"))+len("<soap:Body>") : bytes.LastIndex(env, []byte("</soap:Body>"))])
+	data, ks := kernsOf(t, body)
+	if len(ks) != 1 {
+		t.Fatalf("%d programs", len(ks))
+	}
+	k := ks[0]
+	q := bytes.Index(data, []byte("<m:Item sku=\"S-00002\""))
+	end := len(data) - len(fastTail)
+	for _, emit := range []bool{true, false} {
+		out := make([]byte, len(data)+64)
+		d := &shaNI{}
+		d.Reset()
+		from := q
+		if emit {
+			from = 0
+		}
+		kh := &kernHash{s: &d.s, hp: from}
+		n, in, o := k.runAVX2(data, q, end, out, 0, 1<<30, 1<<20, 1<<20, emit, kh)
+		stop := in
+		if emit {
+			stop = o
+		}
+		if n < 290 || stop-kh.hp > 4*64 || (kh.hp-from)%64 != 0 {
+			t.Fatalf("emit %v: %d siblings, hashed to %d of %d..%d", emit, n, kh.hp, from, stop)
+		}
+		kernDiff(t, k, data, q, end, len(data)+64, kernLims[0], emit)
 	}
 }
 

@@ -117,7 +117,7 @@ func recBytes(s *sibRec) int {
 	p := &s.prog
 	return cap(s.evs)*int(unsafe.Sizeof(sibEvent{})) + cap(p.segs)*int(unsafe.Sizeof(sibSeg{})) +
 		cap(p.tags)*int(unsafe.Sizeof(sibTag{})) + cap(p.fixed) + cap(p.kern.segs)*int(unsafe.Sizeof(kernSeg{})) +
-		cap(p.kern.fix) + cap(p.kern.ops)*int(unsafe.Sizeof(kernOp{})) + cap(p.kern.pos)*8
+		cap(p.kern.ops)*int(unsafe.Sizeof(kernOp{})) + cap(p.kern.pos)*8
 }
 
 // memoRepublish: a template whose messages do not match its memo gets
@@ -379,11 +379,8 @@ func (s *sibRec) copyFrom(m *sibRec) {
 	p.fixed = append(p.fixed[:0], mp.fixed...)
 	k, mk := &p.kern, &mp.kern
 	k.segs = append(k.segs[:0], mk.segs...)
-	k.fix = append(k.fix[:0], mk.fix...)
 	k.ops = append(k.ops[:0], mk.ops...)
-	if need := 2 * len(k.segs); cap(k.pos) < need {
-		k.pos = make([]int, need)
-	}
-	k.pos = k.pos[:2*len(k.segs)]
+	k.swap, k.sw = mk.swap, mk.sw
+	k.sizePos()
 	p.ok, p.kernOK = true, mp.kernOK
 }
