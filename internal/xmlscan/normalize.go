@@ -138,6 +138,15 @@ func attrClass(v []byte) uint8 {
 			}
 		}
 	}
+	if i < len(v) && len(v) >= 8 {
+		// The tail as the last eight bytes, overlapping the words
+		// already seen (an OR does not mind): a word test instead of a
+		// byte loop for the 1-7 bytes left (issue 14).
+		i = len(v) - 8
+		if !mayBeSpecial(binary.LittleEndian.Uint64(v[i:])) {
+			return acc
+		}
+	}
 	for _, c := range v[i:] {
 		acc |= attrSpecial[c]
 	}

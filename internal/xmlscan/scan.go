@@ -88,6 +88,11 @@ type frame struct {
 	textLen  int     // character data seen directly in the element
 	class    nsClass // class of the element's namespace
 	elemOnly bool    // the element is in Config.ElementOnly
+	// nameLen and nameW0, nameW1 are the element's qualified name as
+	// wordName's words when it has at most shortName bytes, so endTag
+	// compares two words (issue 14); nameLen 0: compare the bytes.
+	nameLen        uint8
+	nameW0, nameW1 uint64
 }
 
 func (st *state) run() *Error {
@@ -179,7 +184,11 @@ func (st *state) content(p int) (int, *Error) {
 		if st.cur < 0 {
 			return p, nil
 		}
-		j := bytes.IndexByte(data[p:], '<')
+		// Most markup follows markup directly: no call to find it.
+		j := 0
+		if p >= len(data) || data[p] != '<' {
+			j = bytes.IndexByte(data[p:], '<')
+		}
 		if j < 0 {
 			return len(data), newError(KindEOF, len(data), "unclosed element "+st.d.Elements[st.cur].Local)
 		}
