@@ -40,10 +40,10 @@ func TestWordKeysRandomPerDocument(t *testing.T) {
 
 // TestCollidingNamesStayApart puts names that share prefixes, first words
 // and lengths (every prefix of a 16-byte name, and each of them with one
-// byte changed anywhere, 8- and 16-byte names among them) in one slot of
-// a name table, so that every lookup probes past all the others: each
-// must find exactly its own entry, and names one byte off from an entry
-// must find none.
+// byte changed anywhere, 8- and 16-byte names among them, and 17- and
+// 18-byte names that extend them) in one slot of a name table, so that
+// every lookup probes past all the others: each must find exactly its own
+// entry, and names one byte off from an entry must find none.
 func TestCollidingNamesStayApart(t *testing.T) {
 	const base = "abcdefghijklmnop"
 	var in, out [][]byte
@@ -58,9 +58,18 @@ func TestCollidingNamesStayApart(t *testing.T) {
 			out = append(out, b)
 		}
 	}
-	out = append(out, []byte(base+"q"), []byte("Z"+base[:shortName-1]))
+	// Longer names take the string path (find) in the same table: a
+	// short name's lookup must not take one for its first sixteen bytes.
+	long := [][]byte{[]byte(base + "q"), []byte(base + "qr"), []byte(base + "Z")}
+	out = append(out, []byte("Z"+base[:shortName-1]), []byte(base+"Y"))
 	tab := internTable{slots: make([]qname, nameSlots)}
 	const h = 0x2a5 // one slot for all
+	for _, b := range long {
+		if _, found := tab.find(b, h); found {
+			t.Fatalf("%q found before it was added", b)
+		}
+		tab.insert(b, h)
+	}
 	for _, b := range in {
 		w0, w1 := wordName(b)
 		if q, found := tab.findWords(w0, w1, len(b), h); found {
@@ -75,8 +84,16 @@ func TestCollidingNamesStayApart(t *testing.T) {
 			t.Fatalf("%q: found %v as %q", b, found, q.raw)
 		}
 	}
+	for _, b := range long {
+		if q, found := tab.find(b, h); !found || q.raw != string(b) {
+			t.Fatalf("%q: found %v as %q", b, found, q.raw)
+		}
+	}
 	for _, b := range out {
 		if len(b) > shortName {
+			if q, found := tab.find(b, h); found {
+				t.Fatalf("%q found as %q", b, q.raw)
+			}
 			continue
 		}
 		w0, w1 := wordName(b)
