@@ -221,8 +221,9 @@ func checkSpans(t testing.TB, d *Document) {
 
 // FuzzScan checks that Scan never panics, that every accepted document has
 // consistent spans and is read identically by encoding/xml, that a reused
-// Document gives the same result as a fresh one, and that rejections carry a
-// kind from the closed set.
+// Document gives the same result as a fresh one, that the gate without its
+// SIMD steps gives the same Document or error as with them, and that
+// rejections carry a kind from the closed set.
 func FuzzScan(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.xml"))
 	for _, name := range files {
@@ -241,6 +242,15 @@ func FuzzScan(f *testing.F) {
 		err := sc.Scan(data, &d)
 		err2 := sc.Scan(data, &reused)
 		require.Equal(t, err, err2, "reused Document disagrees")
+		if simdOn() {
+			var loops Document
+			var err3 error
+			withoutSIMD(func() { err3 = sc.Scan(data, &loops) })
+			require.Equal(t, err, err3, "the gate without SIMD disagrees")
+			if err == nil {
+				require.Empty(t, docDiff(&loops, &d), "the gate without SIMD disagrees")
+			}
+		}
 		if err != nil {
 			k := kindOf(err)
 			require.NotEqual(t, "unknown", k.String(), "%v", err)
