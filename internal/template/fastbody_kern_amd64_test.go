@@ -250,6 +250,11 @@ func FuzzSibKern(f *testing.F) {
 	for _, s := range append(fastReplaySeeds(), fastReplayEdges()...) {
 		f.Add(s, uint16(0), byte('x'), uint16(0), uint8(0))
 	}
+	// Fixed segments of 32-byte chunks and a tail (kernChunk), the
+	// hoisted swap (TestSibKernLongFixed).
+	for i, m := range rkernNames {
+		f.Add(rkernList(rkernItem(m, 1+i%3, 1+i*5, i%4 == 3), 4, i%3, i), uint16(90+i*7), byte('y'), uint16(i*13), uint8(i))
+	}
 	f.Fuzz(func(t *testing.T, body string, at uint16, c byte, cut uint16, lim uint8) {
 		if len(body) > 8192 {
 			return
