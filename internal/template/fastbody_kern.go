@@ -324,6 +324,12 @@ func (fb *fastBody) replayKern(s *sibRec, q int) int {
 				kh = nil // a sibling first, unhashed (alignInput)
 			}
 		}
+		if kh != nil && kh.hp > q {
+			// Never so (the mark trails q), but the kernel counts the
+			// blocks to hash as (end - hp) rounded down: a mark past q
+			// would underflow it. The walk takes the siblings instead.
+			return done
+		}
 		n, in, o := k.run(fb.data, q, fb.end, out, len(fb.out), n, lim.MaxAttrValueLen, lim.MaxTextLen, emit, kh)
 		if n == 0 {
 			return done
