@@ -70,12 +70,12 @@ func (m *message) unwrapKey(ek, keyLen int) (key []byte, alg string, uris []stri
 		return nil, "", nil, wss.Wrap(wss.ReasonDecrypt, err, "EncryptedKey")
 	}
 	if id, ok := m.attr(ek, "", "Id"); ok {
-		m.keys["#"+id] = key
+		m.setKey("#"+id, key)
 	}
 	// EncryptedKeySHA1 is the SHA-1 of the encrypted key octets (WSS SOAP
 	// Message Security 1.1 §7.3).
 	sum := sha1.Sum(cv)
-	m.keys["sha1:"+string(sum[:])] = key
+	m.setKey("sha1:"+string(sum[:]), key)
 	return key, alg, uris, nil
 }
 
@@ -420,4 +420,12 @@ func (m *message) decryptCipher(alg string, key, cv []byte, what string) ([]byte
 		return nil, wss.Wrap(wss.ReasonDecrypt, err, "%s", what)
 	}
 	return pt, nil
+}
+
+// setKey records a symmetric key for later references to it.
+func (m *message) setKey(ref string, key []byte) {
+	if m.keys == nil {
+		m.keys = map[string][]byte{}
+	}
+	m.keys[ref] = key
 }

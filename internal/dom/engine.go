@@ -124,7 +124,7 @@ func (e *Engine) run(data []byte, atts wss.Attachments, p *wss.Policy, now time.
 	sc := e.docs.Get().(*scratch)
 	// The Result keeps no reference to the Documents, only to the bytes;
 	// Reset drops the Documents' hold on this message's bytes.
-	m := &message{engine: e, p: p, now: now.UTC(), keys: map[string][]byte{}, doc: &sc.doc, spare: &sc.spare, sd: &sc.signedInfo, ids: sc.ids, canon: sc.canon}
+	m := &message{engine: e, p: p, now: now.UTC(), doc: &sc.doc, spare: &sc.spare, sd: &sc.signedInfo, ids: sc.ids, canon: sc.canon}
 	defer func() {
 		sc.doc.Reset()
 		sc.spare.Reset()
@@ -176,11 +176,14 @@ type message struct {
 	env, header, body, secIdx int // gate indices; -1 when absent
 
 	// keys are symmetric keys from processed EncryptedKeys, by "#id" and
-	// by EncryptedKeySHA1 value.
+	// by EncryptedKeySHA1 value; nil until the first (setKey): a signed
+	// message without encryption does not allocate it.
 	keys map[string][]byte
 	// signatures and decryptions processed, to account for every
 	// ds:Signature and xenc:EncryptedData of the message.
 	signatures int
+	// digests are the References' hashes, by algorithm (digest).
+	digests []keptDigest
 	// plain is set for a plain XML document (VerifyDocument,
 	// DecryptDocument): no SOAP structure is located.
 	plain bool
@@ -291,7 +294,7 @@ func (m *message) attr(i int, space, local string) (string, bool) {
 	if j < 0 {
 		return "", false
 	}
-	return string(m.doc.AttrValue(j, nil)), true
+	return attrString(m.doc, j), true
 }
 
 // text returns the character data directly inside element i.

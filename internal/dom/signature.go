@@ -3,6 +3,7 @@ package dom
 import (
 	"bytes"
 	"crypto/sha256"
+	"crypto/sha512"
 	"crypto/subtle"
 	"errors"
 	"hash"
@@ -246,11 +247,14 @@ func (m *message) reference(sd *xmlscan.Document, r int) (int, error) {
 		// processors (security.md A9); signed parts carry none.
 		return -1, wss.Failf(wss.ReasonStructure, "comment or CDATA inside a signed element")
 	}
-	want, err := b64(string(sd.Text(dv, nil)))
+	// Into buffers on the stack: a DigestValue is at most a SHA-512
+	// (issue 14: the DOM engine's allocations per fresh-shape message).
+	var wantBuf, sumBuf [sha512.Size]byte
+	want, err := wss.AppendBase64(wantBuf[:0], sd.Text(dv, nil))
 	if err != nil {
 		return -1, err
 	}
-	h, err := crypto.NewDigest(digestAlg)
+	h, err := m.digest(digestAlg)
 	if err != nil {
 		return -1, wss.Wrap(wss.ReasonAlgorithm, err, "DigestMethod")
 	}
@@ -270,7 +274,7 @@ func (m *message) reference(sd *xmlscan.Document, r int) (int, error) {
 		}
 		return -1, wss.Wrap(wss.ReasonMalformed, err, "canonicalizing %s", m.name(covered))
 	}
-	if !ok && subtle.ConstantTimeCompare(h.Sum(nil), want) != 1 {
+	if !ok && subtle.ConstantTimeCompare(h.Sum(sumBuf[:0]), want) != 1 {
 		return -1, wss.Failf(wss.ReasonDigest, "digest of %s does not match", m.name(covered))
 	}
 	return m.start(covered), nil
@@ -420,5 +424,29 @@ func attrOf(d *xmlscan.Document, i int, local string) string {
 	if j < 0 {
 		return ""
 	}
-	return string(d.AttrValue(j, nil))
+	return attrString(d, j)
+}
+
+// digest is a reset hash for DigestMethod alg, one kept per algorithm for
+// the message's References: a message signs four or five parts, mostly
+// with one digest, and each used to allocate its own.
+func (m *message) digest(alg string) (hash.Hash, error) {
+	for _, d := range m.digests {
+		if d.alg == alg {
+			d.h.Reset()
+			return d.h, nil
+		}
+	}
+	h, err := crypto.NewDigest(alg)
+	if err != nil {
+		return nil, err
+	}
+	m.digests = append(m.digests, keptDigest{alg, h})
+	return h, nil
+}
+
+// keptDigest is a hash kept by message.digest.
+type keptDigest struct {
+	alg string
+	h   hash.Hash
 }

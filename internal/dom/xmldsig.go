@@ -53,7 +53,7 @@ func (e *Engine) VerifyDocument(data []byte, p *wss.Policy, now time.Time) (*wss
 // plainMessage returns the state of one VerifyDocument or DecryptDocument
 // call: no SOAP envelope, header, body or Security header.
 func (e *Engine) plainMessage(p *wss.Policy, now time.Time) *message {
-	m := &message{engine: e, p: p, now: now.UTC(), keys: map[string][]byte{}, plain: true,
+	m := &message{engine: e, p: p, now: now.UTC(), plain: true,
 		doc: new(xmlscan.Document), sd: new(xmlscan.Document)}
 	m.env, m.header, m.body, m.secIdx = -1, -1, -1, -1
 	m.res = &wss.Result{Security: [2]int{-1, -1}, Token: -1, Body: -1}
