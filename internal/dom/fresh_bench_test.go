@@ -32,26 +32,8 @@ import (
 //
 //	go test -run '^$' -bench Fresh -benchtime 2000x ./internal/dom/
 func BenchmarkFresh(b *testing.B) {
-	keys := filepath.Join("..", "..", "examples", "keys")
-	kp, err := wcrypto.LoadKeyPair(wcrypto.KeyFileOptions{
-		CertFile: filepath.Join(keys, "partner.crt"), KeyFile: filepath.Join(keys, "partner.key")})
-	if err != nil {
-		b.Fatal(err)
-	}
-	p := config.DefaultPolicy()
-	p.Replay = "off"
-	p.Trust.CAFiles = []string{filepath.Join(keys, "ca.crt")}
-	p.Trust.KnownCertFiles = []string{filepath.Join(keys, "partner.crt")}
-	pol, err := wss.Compile("fresh", p, nil, reload.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	e, err := New(xmlscan.DefaultConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
-	now := time.Now().UTC().Truncate(time.Second)
-	g := testtraffic.New(7, kp, func() time.Time { return now })
+	r := newFreshRig(b)
+	kp, pol, e, g, now := r.kp, r.pol, r.e, r.g, r.now
 	// The unit: one RSA-SHA256 verification as the engines make it
 	// (internal/crypto keeps the key's modulus once it verified with it).
 	pub := kp.Certificate.PublicKey
@@ -122,4 +104,39 @@ func BenchmarkFresh(b *testing.B) {
 				b.Name(), float64(domT.Nanoseconds())/n/1e3, float64(domT)/float64(rsaT), allocs, bytes, float64(size)/pool)
 		})
 	}
+}
+
+// freshRig is what BenchmarkFresh and TestProcessAllocs run on: the
+// example partner's key, a policy trusting it (replay off, so a message may
+// be processed again), a DOM engine and a traffic generator at a fixed time.
+type freshRig struct {
+	kp  *wcrypto.KeyPair
+	pol *wss.Policy
+	e   *Engine
+	g   *testtraffic.Generator
+	now time.Time
+}
+
+func newFreshRig(tb testing.TB) freshRig {
+	tb.Helper()
+	keys := filepath.Join("..", "..", "examples", "keys")
+	kp, err := wcrypto.LoadKeyPair(wcrypto.KeyFileOptions{
+		CertFile: filepath.Join(keys, "partner.crt"), KeyFile: filepath.Join(keys, "partner.key")})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := config.DefaultPolicy()
+	p.Replay = "off"
+	p.Trust.CAFiles = []string{filepath.Join(keys, "ca.crt")}
+	p.Trust.KnownCertFiles = []string{filepath.Join(keys, "partner.crt")}
+	pol, err := wss.Compile("fresh", p, nil, reload.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e, err := New(xmlscan.DefaultConfig())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	return freshRig{kp: kp, pol: pol, e: e, g: testtraffic.New(7, kp, func() time.Time { return now }), now: now}
 }

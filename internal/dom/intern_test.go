@@ -1,17 +1,11 @@
 package dom
 
 import (
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/wssgw/wssgw/internal/c14n"
-	"github.com/wssgw/wssgw/internal/config"
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
-	"github.com/wssgw/wssgw/internal/reload"
 	"github.com/wssgw/wssgw/internal/testtraffic"
-	"github.com/wssgw/wssgw/internal/wss"
-	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
 func TestIntern(t *testing.T) {
@@ -52,26 +46,8 @@ func TestProcessAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
-	keys := filepath.Join("..", "..", "examples", "keys")
-	kp, err := wcrypto.LoadKeyPair(wcrypto.KeyFileOptions{
-		CertFile: filepath.Join(keys, "partner.crt"), KeyFile: filepath.Join(keys, "partner.key")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := config.DefaultPolicy()
-	p.Replay = "off"
-	p.Trust.CAFiles = []string{filepath.Join(keys, "ca.crt")}
-	p.Trust.KnownCertFiles = []string{filepath.Join(keys, "partner.crt")}
-	pol, err := wss.Compile("allocs", p, nil, reload.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(xmlscan.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UTC().Truncate(time.Second)
-	g := testtraffic.New(7, kp, func() time.Time { return now })
+	r := newFreshRig(t)
+	pol, e, g, now := r.pol, r.e, r.g, r.now
 	for _, c := range []struct {
 		name string
 		draw func() (testtraffic.Message, error)
