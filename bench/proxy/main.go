@@ -11,8 +11,10 @@
 //     (internal/testtraffic), every message signed after wssgw started
 //     and sent to it once, replay store on, goal >= 0.8;
 //   - fresh-shape: wssgw alone, the legitimate mix with and without 10 %
-//     fresh-shape traffic from a separate client pool; prints the share
-//     of legitimate throughput the fresh traffic removes (goal <= 10 %).
+//     fresh-shape traffic from a separate client pool (signed with the
+//     mix's key), beside new partners signing with keys of their own;
+//     prints the share of legitimate throughput the fresh traffic removes
+//     (goal <= 10 %), and what wssgw shed, by reason.
 //
 // Each secured scenario prints its template hit ratio, from wssgw's
 // /metrics before and after, and every scenario of both proxies prints
