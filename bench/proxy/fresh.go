@@ -278,7 +278,7 @@ func (g *groups) next() ([]request, bool) {
 	return g.all[i], true
 }
 
-// partners signs n new partners' messages (testtraffic.NewPartner), each
+// partners signs n new partners' messages (testtraffic.NewPartnerWith), each
 // partner with the next of p.partnerKeys, round robin, or with the mix's
 // key when there are none.
 func (p *pools) partners(n int) (*groups, error) {
