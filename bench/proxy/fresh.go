@@ -72,6 +72,11 @@ type phase struct {
 	cpu            time.Duration
 }
 
+// shedRoutes are the routes whose overload rejections the fresh-shape
+// scenario reads: the mix (legitimate and fresh-shape traffic) and the
+// new partners'.
+var shedRoutes = []string{"mix", "partner"}
+
 // runFresh measures how much legitimate throughput fresh-shape traffic
 // removes (issue 14, goal <= 10 %). Two phases alternate on the mix route:
 // "alone", the legitimate mix from -conns connections; and "with fresh",
@@ -117,6 +122,12 @@ func runFresh(o options, env *environment) error {
 	slice := o.duration / time.Duration(slices)
 	rounds := make([]map[bool]phase, o.rounds)
 	looks := map[bool]lookups{false: {}, true: {}}
+	shed := map[bool]map[string]sheds{false: {}, true: {}}
+	for _, ph := range shed {
+		for _, r := range shedRoutes {
+			ph[r] = sheds{}
+		}
+	}
 	prof := &freshProfiles{o: o, admin: env.admin}
 	for r := range o.rounds {
 		if err := legit.ensure(); err != nil {
@@ -141,6 +152,10 @@ func runFresh(o options, env *environment) error {
 				if err != nil {
 					return err
 				}
+				shedBefore, err := scrapeSheds(env.admin, shedRoutes...)
+				if err != nil {
+					return err
+				}
 				wait := prof.start(withFresh, slice)
 				cpu0, measured := proc.CPU(env.gwPID)
 				ph, err := runPhase(o, url, slice, legit.src, fresh.src, partners, withFresh)
@@ -155,7 +170,14 @@ func runFresh(o options, env *environment) error {
 				if err != nil {
 					return err
 				}
+				shedAfter, err := scrapeSheds(env.admin, shedRoutes...)
+				if err != nil {
+					return err
+				}
 				looks[withFresh].add(before, after)
+				for _, r := range shedRoutes {
+					shed[withFresh][r].add(shedBefore[r], shedAfter[r])
+				}
 				parts[withFresh] = append(parts[withFresh], ph)
 				legit.saw(ph.legit)
 				fresh.rate = legit.rate / freshEvery
@@ -173,7 +195,8 @@ func runFresh(o options, env *environment) error {
 	}
 	partnerLooks := lookups{}
 	partnerLooks.add(partnersBefore, partnersAfter)
-	env.summary = append(env.summary, reportFresh(o, rounds, looks, partnerLooks, held))
+	env.summary = append(env.summary, reportFresh(o, freshReport{rounds: rounds, looks: looks, partnerLooks: partnerLooks,
+		shed: shed, held: held, partnerKeys: len(env.pools.partnerKeys)}))
 	return nil
 }
 
@@ -255,12 +278,18 @@ func (g *groups) next() ([]request, bool) {
 	return g.all[i], true
 }
 
-// partners signs n new partners' messages (testtraffic.NewPartner).
+// partners signs n new partners' messages (testtraffic.NewPartnerWith), each
+// partner with the next of p.partnerKeys, round robin, or with the mix's
+// key when there are none.
 func (p *pools) partners(n int) (*groups, error) {
 	g := testtraffic.New(p.seed<<24|p.n.Add(1)<<8, p.kp, time.Now)
 	out := &groups{all: make([][]request, n)}
 	for i := range out.all {
-		ms, err := g.NewPartner(partnerMessages)
+		kp := p.kp
+		if len(p.partnerKeys) > 0 {
+			kp = p.partnerKeys[i%len(p.partnerKeys)]
+		}
+		ms, err := g.NewPartnerWith(kp, partnerMessages)
 		if err != nil {
 			return nil, err
 		}
@@ -338,13 +367,29 @@ func freshPool(url string, src *once, conns int, tokens <-chan struct{}, stop <-
 	return fr
 }
 
+// freshReport is what the fresh-shape scenario measured: each round's
+// phases, and over all rounds, per phase (keyed by with-fresh), the mix
+// route's template lookups and the sheds by route and reason; the new
+// partners' lookups; the templates held at the end; how many keys of
+// their own the new partners signed with.
+type freshReport struct {
+	rounds       []map[bool]phase
+	looks        map[bool]lookups
+	partnerLooks lookups
+	shed         map[bool]map[string]sheds
+	held         float64
+	partnerKeys  int
+}
+
 // reportFresh prints the phases and the loss, and returns the summary row:
 // legitimate req/s alone in the plain proxy's column (the baseline), with
 // fresh traffic in wssgw's, and the share removed in the ratio's.
-func reportFresh(o options, rounds []map[bool]phase, looks map[bool]lookups, partnerLooks lookups, held float64) string {
-	domShare := o.domShare
+func reportFresh(o options, rep freshReport) string {
+	rounds, looks, held := rep.rounds, rep.looks, rep.held
 	fmt.Printf("bench-proxy fresh-shape: wssgw only, legitimate mix from %d connections; fresh-shape pool of %d connections paced to 1 per %d legitimate; %d round(s) x %s per phase, in %d alternating slices\n",
 		o.conns, o.freshConns, freshEvery, o.rounds, o.duration, max(1, o.freshSlices))
+	fmt.Printf("wssgw: server.memory.domShare %s (-dom-share), server.memory.firstSightShare %s (-first-sight-share); fresh-shape flood signed with the mix's key, new partners with %s (-partner-keys)\n",
+		orDefault(o.domShare), orDefault(o.firstSightShare), partnerKeysDesc(rep.partnerKeys))
 	all := map[bool]phase{}
 	for _, withFresh := range []bool{false, true} {
 		ps := make([]phase, len(rounds))
@@ -381,15 +426,25 @@ func reportFresh(o options, rounds []map[bool]phase, looks map[bool]lookups, par
 			fmt.Printf("note: %s ran out of pre-signed messages before a deadline (it outran 1.5 × the fastest rate seen before it, or -pool-max)\n", name)
 		}
 	}
+	// wssgw's own count of what it shed, by reason: which bound turned
+	// the 503s above away (the clients see only the status).
+	for _, withFresh := range []bool{false, true} {
+		name := "legitimate alone"
+		if withFresh {
+			name = "legitimate + fresh"
+		}
+		var parts []string
+		for _, r := range shedRoutes {
+			parts = append(parts, fmt.Sprintf("route %s: %s", r, rep.shed[withFresh][r]))
+		}
+		fmt.Printf("sheds by reason (%s), %s: %s\n", metrics.NameOverloadRejections, name, strings.Join(parts, "; "))
+	}
 	// The new partners' shapes are as new to wssgw as the fresh ones:
 	// the DOM share must not shed them with the flood (issue 14).
 	pr := all[true].partner
-	fmt.Printf("new partners beside the fresh shapes (1 new shape per %s, %d messages each): accepted/refused/shed/errors %s; their template lookups: %s\n",
-		partnerEvery, partnerMessages, pr, partnerLooks)
+	fmt.Printf("new partners beside the fresh shapes (1 new shape per %s, %d messages each, %s): accepted/refused/shed/errors %s; their template lookups: %s\n",
+		partnerEvery, partnerMessages, partnerKeysDesc(rep.partnerKeys), pr, rep.partnerLooks)
 	reportFreshCPU(all)
-	if domShare != "" {
-		fmt.Printf("server.memory.domShare: %s (-dom-share)\n", domShare)
-	}
 	fmt.Printf("template lookups, alone phases: %s\n", looks[false])
 	fmt.Printf("template lookups, with-fresh phases (legitimate and fresh): %s; templates held after: %.0f\n", looks[true], held)
 	// Every fresh message is a new shape, so a miss: the legitimate
@@ -440,4 +495,20 @@ func freshCPU(a, w phase) (perLegit, extra float64, ok bool) {
 	other := w.fresh.sent + w.partner.sent
 	extra = (float64(w.cpu) - perLegit*float64(w.legit.ok)) / float64(max(1, other))
 	return perLegit, extra, true
+}
+
+// orDefault is a flag's value, or "default" when it was not set.
+func orDefault(v string) string {
+	if v == "" {
+		return "default"
+	}
+	return v
+}
+
+// partnerKeysDesc says whose keys the new partners signed with.
+func partnerKeysDesc(n int) string {
+	if n == 0 {
+		return "the mix's key"
+	}
+	return fmt.Sprintf("%d keys of their own", n)
 }

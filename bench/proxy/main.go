@@ -11,8 +11,10 @@
 //     (internal/testtraffic), every message signed after wssgw started
 //     and sent to it once, replay store on, goal >= 0.8;
 //   - fresh-shape: wssgw alone, the legitimate mix with and without 10 %
-//     fresh-shape traffic from a separate client pool; prints the share
-//     of legitimate throughput the fresh traffic removes (goal <= 10 %).
+//     fresh-shape traffic from a separate client pool (signed with the
+//     mix's key), beside new partners signing with keys of their own;
+//     prints the share of legitimate throughput the fresh traffic removes
+//     (goal <= 10 %), and what wssgw shed, by reason.
 //
 // Each secured scenario prints its template hit ratio, from wssgw's
 // /metrics before and after, and every scenario of both proxies prints
@@ -52,6 +54,11 @@ type options struct {
 	seed        uint64
 	poolMax     int
 	domShare    string
+	// firstSightShare is wssgw's server.memory.firstSightShare (empty:
+	// its default); partnerKeys how many keys of their own the fresh-shape
+	// scenario's new partners sign with (0: the mix's key).
+	firstSightShare string
+	partnerKeys     int
 }
 
 func main() {
@@ -74,6 +81,8 @@ func main() {
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the signed mix")
 	flag.IntVar(&o.poolMax, "pool-max", 100000, "most messages pre-signed for one measured round (each about 8 KiB)")
 	flag.StringVar(&o.domShare, "dom-share", "", "wssgw's server.memory.domShare (empty: its default), to compare share policies on one machine")
+	flag.StringVar(&o.firstSightShare, "first-sight-share", "", "wssgw's server.memory.firstSightShare (empty: its default; 0 turns the first-sight lanes off), to compare lane policies on one machine")
+	flag.IntVar(&o.partnerKeys, "partner-keys", 8, "keys of their own (RSA-2048, self-signed, pinned in the mix policy) the fresh-shape scenario's new partners sign with, round robin; 0: the mix's key, the fresh-shape flood's")
 	flag.Parse()
 	if err := benchmark(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-proxy:", err)
@@ -131,13 +140,22 @@ func benchmark(o options) error {
 	if err != nil {
 		return err
 	}
-	if env.gw, env.admin, err = procs.startWssgw(o.wssgw, backend, caFile, partner, o.domShare); err != nil {
-		return err
-	}
-	env.gwPID = procs.wssgwPID()
+	// The pools come first: the new partners' certificates, made with
+	// their keys, go into wssgw's configuration. Nothing is signed yet.
 	if env.pools, err = newPools(o.keys, o.seed); err != nil {
 		return err
 	}
+	if want("fresh") && o.partnerKeys > 0 {
+		if env.pools.partnerKeys, err = newPartnerKeys(o.partnerKeys); err != nil {
+			return err
+		}
+	}
+	gc := wssgwConfig{caFile: caFile, partnerCert: partner, partnerKeys: env.pools.partnerKeys,
+		domShare: o.domShare, firstSightShare: o.firstSightShare}
+	if env.gw, env.admin, err = procs.startWssgw(o.wssgw, backend, gc); err != nil {
+		return err
+	}
+	env.gwPID = procs.wssgwPID()
 	for _, sc := range scenarios {
 		if err := runFixed(o, env, sc); err != nil {
 			return err

@@ -18,27 +18,31 @@ import (
 // store on (its default), as deployed.
 const mixPath = "/mix"
 
-// mixPolicy is the policy of the mix route: the demo CA, and the partner
+// mixPolicy is the policy of the mix route: the demo CA, the partner
 // certificate known for the stacks that name it by thumbprint, SKI or
-// IssuerSerial. Replay and the template store are at their defaults, so
-// the gateway learns at its configured rate and refuses a second delivery.
-// Only maxAge differs (default 5m): on a busy machine signing a
-// scenario's messages can take minutes, and a message must not expire
-// before it is sent. The replay store remembers every message of a run
-// either way, so its cost is the same.
+// IssuerSerial, and the fresh-shape scenario's new partners' self-signed
+// certificates pinned (partners.go). Replay and the template store are at
+// their defaults, so the gateway learns at its configured rate and refuses
+// a second delivery. Only maxAge differs (default 5m): on a busy machine
+// signing a scenario's messages can take minutes, and a message must not
+// expire before it is sent. The replay store remembers every message of a
+// run either way, so its cost is the same.
 const mixPolicy = `  mix:
     require: [signature, timestamp]
     timestamp: {maxAge: 30m}
-    trust: {caFiles: [%q], knownCertFiles: [%q]}
+    trust: {caFiles: [%q], knownCertFiles: [%q], pinnedCertFiles: %s}
 `
 
 // pools signs the scenarios' messages. Every message is signed when asked
 // for, after the gateway started: the memory replay store refuses, for
 // its timestamp window, messages created before it started (issue 16).
 type pools struct {
-	kp   *wcrypto.KeyPair
-	seed uint64
-	n    atomic.Uint64 // pools made, so no two draw the same stream
+	kp *wcrypto.KeyPair
+	// partnerKeys sign the fresh-shape scenario's new partners, round
+	// robin; none: kp does (partners.go).
+	partnerKeys []*wcrypto.KeyPair
+	seed        uint64
+	n           atomic.Uint64 // pools made, so no two draw the same stream
 }
 
 func newPools(keys string, seed uint64) (*pools, error) {

@@ -99,3 +99,45 @@ func TestCPUPerRequest(t *testing.T) {
 		t.Fatalf("cpuPerRequest with an unmeasured run = %v, want 0", got)
 	}
 }
+
+// TestScrapeSheds: the overload rejections of the asked routes are read
+// by reason, other routes and metrics ignored; a diff of two scrapes is
+// what was shed between them; and the report names the DOM share, queue
+// and first-sight reasons even when wssgw has no such series, then any
+// other reason.
+func TestScrapeSheds(t *testing.T) {
+	share := 3
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintf(w, `# HELP wssgw_overload_rejections_total x
+# TYPE wssgw_overload_rejections_total counter
+wssgw_overload_rejections_total{reason="dom_queue",route="mix"} 1
+wssgw_overload_rejections_total{reason="dom_share",route="mix"} %d
+wssgw_overload_rejections_total{reason="memory",route="mix"} 0
+wssgw_overload_rejections_total{reason="dom_share",route="partner"} 2
+wssgw_overload_rejections_total{reason="dom_share",route="signed"} 50
+wssgw_template_lookups_total{result="hit",route="mix"} 10
+`, share)
+	}))
+	defer srv.Close()
+	admin := strings.TrimPrefix(srv.URL, "http://")
+	before, err := scrapeSheds(admin, "mix", "partner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before) != 2 || before["mix"]["dom_share"] != 3 || before["mix"]["dom_queue"] != 1 || before["partner"]["dom_share"] != 2 {
+		t.Fatalf("scrapeSheds = %v; want mix dom_share 3, dom_queue 1, partner dom_share 2, no other route", before)
+	}
+	share = 10
+	after, err := scrapeSheds(admin, "mix", "partner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := sheds{}
+	d.add(before["mix"], after["mix"])
+	if got, want := d.String(), "dom_share 7, dom_queue 0, first_sight 0"; got != want {
+		t.Errorf("diff = %q, want %q", got, want)
+	}
+	if got, want := after["mix"].String(), "dom_share 10, dom_queue 1, first_sight 0, memory 0"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}

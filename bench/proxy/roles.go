@@ -11,10 +11,12 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/wssgw/wssgw/bench/proc"
+	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 )
 
 // serveRole runs this binary as the backend or the plain proxy:
@@ -97,24 +99,51 @@ func (p *processes) startRole(role, backend string) (string, error) {
 	return strings.TrimSpace(line), nil
 }
 
+// wssgwConfig is what the benchmark's wssgw configuration names: the
+// demo CA and partner certificate, the new partners' key pairs (their
+// certificates are pinned in the mix policy), and the memory settings the
+// flags override (empty: wssgw's defaults).
+type wssgwConfig struct {
+	caFile, partnerCert       string
+	partnerKeys               []*wcrypto.KeyPair
+	domShare, firstSightShare string
+}
+
 // startWssgw runs the real binary with an unsecured route, a signed one
 // with replay off (the repeated message), the mix route and the new
 // partners' route (fresh.go; the mix's policy, so its templates) to backend, and
 // returns its data and admin addresses. It logs at info level, as in
-// production, into a discarded pipe. domShare, when set, overrides
-// server.memory.domShare through the environment, as an operator would.
-func (p *processes) startWssgw(bin, backend, caFile, partnerCert, domShare string) (data, admin string, err error) {
-	cfg := fmt.Sprintf("listen: 127.0.0.1:0\nadmin: {listen: 127.0.0.1:0, pprof: %t}\nroutes:\n"+
-		"  - {name: orders, path: /orders, backend: \"http://%s\", policy: none}\n"+
-		"  - {name: signed, path: %s, backend: \"http://%s\", policy: partner}\n"+
-		"  - {name: mix, path: %s, backend: \"http://%s\", policy: mix}\n"+
-		"  - {name: partner, path: %s, backend: \"http://%s\", policy: mix}\n"+signedPolicy+mixPolicy,
-		p.pprof, backend, signedPath, backend, mixPath, backend, partnerPath, backend, caFile, caFile, partnerCert)
-	var env []string
-	if domShare != "" {
-		env = append(env, "WSSGW_SERVER_MEMORY_DOMSHARE="+domShare)
+// production, into a discarded pipe. The new partners' certificates are
+// written into wssgw's own temporary directory, beside its configuration.
+// The shares, when set, override server.memory.domShare and
+// server.memory.firstSightShare through the environment, as an operator
+// would.
+func (p *processes) startWssgw(bin, backend string, c wssgwConfig) (data, admin string, err error) {
+	var certErr error
+	config := func(dir string) string {
+		files, err := writeCerts(dir, c.partnerKeys)
+		certErr = err
+		return fmt.Sprintf("listen: 127.0.0.1:0\nadmin: {listen: 127.0.0.1:0, pprof: %t}\nroutes:\n"+
+			"  - {name: orders, path: /orders, backend: \"http://%s\", policy: none}\n"+
+			"  - {name: signed, path: %s, backend: \"http://%s\", policy: partner}\n"+
+			"  - {name: mix, path: %s, backend: \"http://%s\", policy: mix}\n"+
+			"  - {name: partner, path: %s, backend: \"http://%s\", policy: mix}\n"+signedPolicy+mixPolicy,
+			p.pprof, backend, signedPath, backend, mixPath, backend, partnerPath, backend, c.caFile, c.caFile, c.partnerCert, yamlList(files))
 	}
-	g, err := proc.Start(bin, "bench-proxy-", env, func(string) string { return cfg })
+	var env []string
+	if c.domShare != "" {
+		env = append(env, "WSSGW_SERVER_MEMORY_DOMSHARE="+c.domShare)
+	}
+	if c.firstSightShare != "" {
+		env = append(env, "WSSGW_SERVER_MEMORY_FIRSTSIGHTSHARE="+c.firstSightShare)
+	}
+	g, err := proc.Start(bin, "bench-proxy-", env, config)
+	if certErr != nil {
+		if err == nil {
+			g.Stop()
+		}
+		return "", "", fmt.Errorf("writing the new partners' certificates: %w", certErr)
+	}
 	if err != nil {
 		return "", "", err
 	}
@@ -138,4 +167,13 @@ func (p *processes) stopAll() {
 	for _, g := range p.gws {
 		g.Stop()
 	}
+}
+
+// yamlList is files as a YAML flow sequence of quoted strings.
+func yamlList(files []string) string {
+	q := make([]string, len(files))
+	for i, f := range files {
+		q[i] = strconv.Quote(f)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
 }

@@ -56,9 +56,19 @@ func (g *Generator) freshShape() (stack, signer.Options) {
 // one-off shapes, this one is legitimate traffic the gateway must serve
 // while fresh shapes flood it, and learn at its second sight (issue 14,
 // templates.learnAfter).
-func (g *Generator) NewPartner(n int) ([]Message, error) {
+func (g *Generator) NewPartner(n int) ([]Message, error) { return g.NewPartnerWith(g.kp, n) }
+
+// NewPartnerWith is NewPartner signed with kp instead of the generator's
+// key: a new partner with a certificate of its own, as real partners
+// have, beside a fresh-shape flood signed with the generator's key (an
+// attacker holding one trusted key). The gateway's first-sight lanes are
+// per claimed signer (issue 14), so whose key signs decides which lane a
+// new shape waits in. The shape is drawn from the generator's stream as
+// NewPartner draws it.
+func (g *Generator) NewPartnerWith(kp *wcrypto.KeyPair, n int) ([]Message, error) {
 	st, o := g.freshShape()
 	st.name = "new-partner"
+	o.Signer, o.Certificate = kp.Signer, kp.Certificate
 	op := &operations[g.opIndex()]
 	out := make([]Message, n)
 	for i := range out {

@@ -11,6 +11,7 @@ import (
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
 	"github.com/wssgw/wssgw/internal/dom"
 	"github.com/wssgw/wssgw/internal/reload"
+	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/wss"
 	"github.com/wssgw/wssgw/internal/xmlscan"
 )
@@ -106,6 +107,57 @@ func TestVarietyVerifies(t *testing.T) {
 		}
 		if _, err := e.Process(m.Signed, pol, now); err != nil {
 			t.Fatalf("variety message %d (%s %s) fails the DOM engine: %v\n%s", i, m.Stack, m.Op, err, m.Plain)
+		}
+	}
+}
+
+// TestNewPartnerWith: a new partner signs with the key it is given, not
+// the generator's: its messages verify where its certificate is pinned
+// and are refused as untrusted where only the generator's is trusted; and
+// NewPartner is NewPartnerWith the generator's own key, byte for byte.
+func TestNewPartnerWith(t *testing.T) {
+	dir := t.TempDir()
+	leaf := testpki.NewCA(t, "new partner CA").IssueRSA(t, dir, "new-partner")
+	own := &wcrypto.KeyPair{Signer: leaf.Key, Certificate: leaf.Cert}
+	e, demo := verifier(t)
+	p := config.DefaultPolicy()
+	p.Replay = "off"
+	p.Trust.PinnedCertFiles = []string{leaf.CertFile}
+	pinned, err := wss.Compile("new-partner", p, nil, reload.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, now := demoGenerator(t, 31)
+	for i := range 8 { // enough partners to draw every key reference form
+		msgs, err := g.NewPartnerWith(own, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, m := range msgs {
+			if m.Stack != "new-partner" || m.Op != msgs[0].Op {
+				t.Fatalf("partner %d message %d: stack %s op %s, want new-partner %s", i, j, m.Stack, m.Op, msgs[0].Op)
+			}
+			if _, err := e.Process(m.Signed, pinned, now); err != nil {
+				t.Fatalf("partner %d message %d fails where its certificate is pinned: %v\n%s", i, j, err, m.Signed)
+			}
+			if _, err := e.Process(m.Signed, demo, now); err == nil {
+				t.Fatalf("partner %d message %d accepted under the generator's trust only: not signed with its own key", i, j)
+			}
+		}
+	}
+	a, _ := demoGenerator(t, 32)
+	b, _ := demoGenerator(t, 32)
+	got, err := a.NewPartner(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := b.NewPartnerWith(b.kp, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if !bytes.Equal(got[i].Signed, want[i].Signed) {
+			t.Fatalf("NewPartner message %d differs from NewPartnerWith the generator's key", i)
 		}
 	}
 }
