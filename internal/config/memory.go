@@ -49,8 +49,8 @@ const (
 	DefaultDOMShare = 0.5
 	// DefaultFirstSightShare paces each first-sight lane to 4 % of a CPU
 	// on 2 CPUs: a flood of fresh shapes under one claimed signer (or
-	// none) costs the hits a few per cent, a partner's new shapes under
-	// its own key are not shed with it.
+	// none) gets that much of the DOM engine, and a partner's new shapes
+	// under its own known key are not shed with it.
 	DefaultFirstSightShare = 0.02
 )
 
