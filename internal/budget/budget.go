@@ -20,6 +20,11 @@ const (
 	// share because template hits were flowing (share.go): the workers
 	// the share leaves to hits were not given to the DOM engine.
 	ReasonShare = "dom_share"
+	// ReasonFirstSight is a message of a shape never accepted before,
+	// refused at once because its lane (its claimed signer's, or the
+	// lane of every unknown signer) was busy or cooling down while
+	// template hits flowed (lanes.go).
+	ReasonFirstSight = "first_sight"
 )
 
 // OverloadError is a refused reservation or a queue wait that ran out.
@@ -38,6 +43,8 @@ func (e *OverloadError) Error() string {
 		return fmt.Sprintf("budget: all %d DOM-engine workers busy, queue wait over", e.Limit)
 	case ReasonShare:
 		return fmt.Sprintf("budget: the DOM engine's CPU share (%d worker(s) while template hits flow) is in use, queue wait over", e.Limit)
+	case ReasonFirstSight:
+		return "budget: the signer's first-sight lane (a message shape never accepted before, while template hits flow) is busy or cooling down"
 	}
 	return fmt.Sprintf("budget: in-flight request bytes over budget: %d held + %d wanted > %d", e.Held, e.Want, e.Limit)
 }
@@ -60,6 +67,10 @@ type Limits struct {
 	Share float64
 	// Procs is the CPUs the process may use (GOMAXPROCS).
 	Procs int
+	// FirstSightShare is the share of Procs each first-sight lane may use
+	// while template hits flow (lanes.go): one message at a time per
+	// lane, paced to FirstSightShare × Procs of one CPU; 0 or 1: no lanes.
+	FirstSightShare float64
 }
 
 // Observer is told the bytes held and the budget whenever they change
@@ -85,6 +96,8 @@ type Budget struct {
 	// them to step the pacing (share.go) without sleeping.
 	clock func() time.Time
 	after func(d time.Duration, f func())
+	// lanes are the first-sight lanes (lanes.go).
+	lanes lanes
 }
 
 // New returns a Budget with limits l; obs may be nil.
@@ -97,11 +110,13 @@ func New(l Limits, obs Observer) *Budget {
 // Reconfigure applies new limits in place, for a configuration reload.
 // What requests hold stays counted: a lower byte budget refuses new
 // requests until enough of the old ones end; more workers wake queued
-// messages at once, fewer take effect as workers finish.
+// messages at once, fewer take effect as workers finish. First-sight lanes
+// keep their holds and cooldowns (lanes.go, configure).
 func (b *Budget) Reconfigure(l Limits) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.lim = l
+	b.lanes.configure(l)
 	b.grantFree()
 	if b.obs != nil {
 		b.obs.MemoryBudget(l.Bytes)

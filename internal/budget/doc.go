@@ -14,6 +14,11 @@
 //     with the message; a message waits a short time for a worker, then is
 //     refused.
 //
+// While template hits flow, the DOM engine is further held to a share of
+// the CPUs (share.go), and a message shape never accepted before runs in a
+// first-sight lane of its claimed signer, one at a time, refused at once
+// when the lane is busy or cooling (lanes.go, issue 14).
+//
 // The Budget outlives a configuration: a reload hands the same object to
 // the new gateway and calls Reconfigure, so that requests admitted under the
 // old limits are still counted.

@@ -28,6 +28,14 @@ type Memory struct {
 	// GOMAXPROCS) DOM workers then, paced when that is more than the share
 	// (internal/budget, share.go). 0 or 1: no bound beyond DOMWorkers.
 	DOMShare float64 `mapstructure:"domShare"`
+	// FirstSightShare is the share of the CPUs (GOMAXPROCS) each
+	// first-sight lane may use while template hits flow (issue 14): a
+	// message of a shape never accepted before runs in the lane of the
+	// signer it claims if that signer is known (else in the one lane of
+	// all unknown signers), one at a time, paced to FirstSightShare ×
+	// GOMAXPROCS of a CPU; what finds its lane busy or cooling gets 503
+	// at once (internal/budget, lanes.go). 0 or 1: no lanes.
+	FirstSightShare float64 `mapstructure:"firstSightShare"`
 }
 
 // Memory defaults: sized for the chart's default 256Mi memory limit
@@ -39,11 +47,17 @@ const (
 	// DefaultDOMShare leaves template hits at least half the CPUs however
 	// many fresh shapes arrive.
 	DefaultDOMShare = 0.5
+	// DefaultFirstSightShare paces each first-sight lane to 4 % of a CPU
+	// on 2 CPUs: a flood of fresh shapes under one claimed signer (or
+	// none) gets that much of the DOM engine, and a partner's new shapes
+	// under its own known key are not shed with it.
+	DefaultFirstSightShare = 0.02
 )
 
 // DefaultMemory returns the memory defaults.
 func DefaultMemory() Memory {
-	return Memory{InflightBytes: DefaultInflightBytes, QueueWait: DefaultQueueWait, RetryAfter: DefaultRetryAfter, DOMShare: DefaultDOMShare}
+	return Memory{InflightBytes: DefaultInflightBytes, QueueWait: DefaultQueueWait, RetryAfter: DefaultRetryAfter, DOMShare: DefaultDOMShare,
+		FirstSightShare: DefaultFirstSightShare}
 }
 
 func (m Memory) validate(ps *Problems, key string) {
@@ -59,5 +73,8 @@ func (m Memory) validate(ps *Problems, key string) {
 	}
 	if !(m.DOMShare >= 0 && m.DOMShare <= 1) { // NaN too
 		ps.add(key+".domShare", "must be a fraction of the CPUs from 0 to 1 (0 or 1 = no bound), got %v", m.DOMShare)
+	}
+	if !(m.FirstSightShare >= 0 && m.FirstSightShare <= 1) { // NaN too
+		ps.add(key+".firstSightShare", "must be a fraction of the CPUs from 0 to 1 (0 or 1 = no first-sight lanes), got %v", m.FirstSightShare)
 	}
 }

@@ -29,6 +29,15 @@ func TestValidateMemory(t *testing.T) {
 			[]string{"server.memory.domShare"}, "got -0.5"},
 		"fail/dom-share-nan": {func(c *Config) { c.Server.Memory.DOMShare = math.NaN() },
 			[]string{"server.memory.domShare"}, "got NaN"},
+		"ok/first-sight-off":   {func(c *Config) { c.Server.Memory.FirstSightShare = 0 }, nil, ""},
+		"ok/first-sight-whole": {func(c *Config) { c.Server.Memory.FirstSightShare = 1 }, nil, ""},
+		"ok/first-sight-tenth": {func(c *Config) { c.Server.Memory.FirstSightShare = 0.1 }, nil, ""},
+		"fail/first-sight-over-1": {func(c *Config) { c.Server.Memory.FirstSightShare = 2 },
+			[]string{"server.memory.firstSightShare"}, "server.memory.firstSightShare: must be a fraction of the CPUs from 0 to 1 (0 or 1 = no first-sight lanes), got 2"},
+		"fail/first-sight-negative": {func(c *Config) { c.Server.Memory.FirstSightShare = -0.02 },
+			[]string{"server.memory.firstSightShare"}, "got -0.02"},
+		"fail/first-sight-nan": {func(c *Config) { c.Server.Memory.FirstSightShare = math.NaN() },
+			[]string{"server.memory.firstSightShare"}, "got NaN"},
 		"fail/negative": {func(c *Config) {
 			c.Server.Memory = Memory{InflightBytes: -1, DOMWorkers: -2, QueueWait: -time.Second, RetryAfter: time.Second}
 		}, []string{"server.memory.inflightBytes", "server.memory.domWorkers", "server.memory.queueWait"}, "got -1"},

@@ -13,7 +13,7 @@ import (
 
 // memoryLimits are the budget's limits from server.memory: domWorkers 0 is
 // GOMAXPROCS, which the Go runtime sets from the container's CPU limit,
-// and domShare is a share of it.
+// and domShare and firstSightShare are shares of it.
 func memoryLimits(m config.Memory) budget.Limits {
 	procs := gomaxprocs()
 	workers := m.DOMWorkers
@@ -21,7 +21,7 @@ func memoryLimits(m config.Memory) budget.Limits {
 		workers = procs
 	}
 	return budget.Limits{Bytes: int64(m.InflightBytes), Workers: workers, QueueWait: m.QueueWait, RetryAfter: m.RetryAfter,
-		Share: m.DOMShare, Procs: procs}
+		Share: m.DOMShare, Procs: procs, FirstSightShare: m.FirstSightShare}
 }
 
 // gomaxprocs is runtime.GOMAXPROCS(0); tests set the CPUs a share is of.

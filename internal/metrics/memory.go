@@ -10,10 +10,16 @@ const (
 	// OverloadShare is dom_queue while template hits flowed and the DOM
 	// engine was held to server.memory.domShare (issue 14).
 	OverloadShare = "dom_share"
+	// OverloadFirstSight is a message of a shape never accepted before
+	// refused at once because its first-sight lane was busy or cooling
+	// while template hits flowed (server.memory.firstSightShare, issue 14).
+	OverloadFirstSight = "first_sight"
 )
 
 // OverloadReasons lists every reason, for pre-initialized series.
-func OverloadReasons() []string { return []string{OverloadMemory, OverloadQueue, OverloadShare} }
+func OverloadReasons() []string {
+	return []string{OverloadMemory, OverloadQueue, OverloadShare, OverloadFirstSight}
+}
 
 // memory is the memory budget's gauges and the overload counter.
 type memory struct {
@@ -59,7 +65,7 @@ func (m *Metrics) WatchOverload(route string) {
 // Overloaded counts a refused request. A reason outside the closed set is
 // counted as memory.
 func (m *Metrics) Overloaded(route, reason string) {
-	if reason != OverloadQueue && reason != OverloadShare {
+	if reason != OverloadQueue && reason != OverloadShare && reason != OverloadFirstSight {
 		reason = OverloadMemory
 	}
 	m.mem.rejections.WithLabelValues(route, reason).Inc()
