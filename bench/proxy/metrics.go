@@ -41,8 +41,8 @@ type sheds map[string]float64
 
 // shedReasons are the reasons the fresh-shape scenario always prints, 0
 // when absent: the DOM engine's share and queue, and the first-sight
-// lanes (issue 14; "first_sight" as internal/budget names it).
-var shedReasons = []string{metrics.OverloadShare, metrics.OverloadQueue, "first_sight"}
+// lanes (issue 14).
+var shedReasons = []string{metrics.OverloadShare, metrics.OverloadQueue, metrics.OverloadFirstSight}
 
 // scrapeSheds reads wssgw's overload rejections of each of routes, by
 // reason.
