@@ -37,6 +37,9 @@ type Engine struct {
 	certs   certCache
 	runs    sync.Pool
 	only    []xmlscan.Name // the gate's ElementOnly elements (fast body)
+	// firstSight paces misses of shapes never accepted (firstsight.go);
+	// nil: no lanes.
+	firstSight FirstSight
 }
 
 // New returns an engine with the store's templates in front of d, gating
@@ -169,32 +172,62 @@ func (e *Engine) put(r *run) {
 	e.runs.Put(r)
 }
 
-// slow runs the DOM engine and learns from an accepted message.
+// slow runs the DOM engine and learns from an accepted message. With
+// first-sight lanes (firstsight.go) a message of a shape never accepted
+// enters its lane first, and a refused one never reaches the DOM engine.
 func (e *Engine) slow(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time, lookup string, match time.Duration) (*wss.Result, error) {
-	res, err := e.domRun(data, atts, p, now)
+	var sg sight
+	var res *wss.Result
+	var err error
+	if e.lanes() {
+		sg.key, sg.signer = walkShape(data, atts != nil)
+		sg.ok = true
+		leave, lerr := e.enter(sg)
+		if lerr != nil {
+			// A *budget.OverloadError: the gateway answers 503.
+			return &wss.Result{Lookup: lookup, MatchTime: match}, lerr
+		}
+		res, err = e.domRunIn(leave, data, atts, p, now)
+	} else {
+		res, err = e.domRun(data, atts, p, now)
+	}
 	if err != nil {
 		return &wss.Result{Lookup: lookup, MatchTime: match}, err
 	}
 	// The engine's whole time includes the failed match.
 	res.Lookup, res.MatchTime, res.ProcessTime = lookup, match, res.ProcessTime+match
 	if atts != nil && learnablePackage(res) != nil {
-		// A package no template describes (xop.go): not a miss.
+		// A package no template describes (xop.go): not a miss. Its
+		// shape is still a sighting, so that the partner's next package
+		// of it is no first sight.
+		if sg.ok && p.CheckFacts(res) == nil {
+			e.accepted(sg)
+			e.store.seen.mark(sg.key)
+		}
 		res.Lookup = metrics.LookupNotApplicable
 		return res, nil
 	}
 	if p.CheckFacts(res) == nil {
-		e.learn(data, atts, res, p, now)
+		e.accepted(sg)
+		e.learn(data, atts, res, p, now, sg)
 	}
 	return res, nil
 }
 
 // learn adds the message's template, once its shape was seen
-// LearnAfter times (sighting.go) and within the learning rate.
-func (e *Engine) learn(data []byte, atts wss.Attachments, res *wss.Result, p *wss.Policy, now time.Time) {
+// LearnAfter times (sighting.go) and within the learning rate. sg is the
+// pre-DOM walk's result when it ran (its key is the shape key).
+func (e *Engine) learn(data []byte, atts wss.Attachments, res *wss.Result, p *wss.Policy, now time.Time, sg sight) {
 	s := e.store
-	if n := s.opts.LearnAfter; n > 1 && !s.seen.see(shapeKey(data, atts != nil), n) {
-		s.skipped(metrics.SkipFirstSight)
-		return
+	if n := s.opts.LearnAfter; n > 1 {
+		key := sg.key
+		if !sg.ok {
+			key = shapeKey(data, atts != nil)
+		}
+		if !s.seen.see(key, n) {
+			s.skipped(metrics.SkipFirstSight)
+			return
+		}
 	}
 	if !s.allow(time.Now()) {
 		s.skipped(metrics.SkipRateLimited)
