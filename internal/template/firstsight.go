@@ -279,7 +279,7 @@ func (c *claim) end(lvl int) {
 func (c *claim) text(seg []byte) {
 	for len(seg) > 0 {
 		k := 0
-		for k < len(seg) && !isSpace(seg[k]) && seg[k] != '&' {
+		for k < len(seg) && !textStop[seg[k]] {
 			k++
 		}
 		if k > 0 {
@@ -299,6 +299,11 @@ func (c *claim) text(seg []byte) {
 		seg = seg[1:]
 	}
 }
+
+// textStop are the bytes text stops a run at: XML whitespace and the
+// start of a reference (a table: a certificate's kilobyte of base64 is
+// looked at byte by byte).
+var textStop = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, '&': true}
 
 // spaceRef is the length of the character reference at the start of seg
 // if it names XML whitespace (&#13; and &#xD; are how Santuario-based

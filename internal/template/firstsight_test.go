@@ -429,7 +429,8 @@ func shapeKeyBefore(data []byte, pkg bool) uint64 {
 		depth++
 		if record && depth == 2 && isBody(name) {
 			skipFrom = depth - 1
-			if k := bytes.LastIndex(data, append([]byte("</"), name...)); k >= i {
+			var buf [64]byte
+			if k := bytes.LastIndex(data, append(append(buf[:0], "</"...), name...)); k >= i {
 				i = k
 			}
 		}
