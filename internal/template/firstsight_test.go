@@ -13,10 +13,12 @@ import (
 
 	"github.com/wssgw/wssgw/internal/budget"
 	wcrypto "github.com/wssgw/wssgw/internal/crypto"
+	"github.com/wssgw/wssgw/internal/dom"
 	"github.com/wssgw/wssgw/internal/metrics"
 	"github.com/wssgw/wssgw/internal/signer"
 	"github.com/wssgw/wssgw/internal/testpki"
 	"github.com/wssgw/wssgw/internal/testtraffic"
+	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
 // claimOf is the signer a message claims (0: none).
@@ -436,4 +438,38 @@ func shapeKeyBefore(data []byte, pkg bool) uint64 {
 		}
 	}
 	return h.Sum64()
+}
+
+// TestFirstSightLanesPackages: an MTOM package's miss takes the same lanes
+// as a plain message's (the package path goes through slow too), and the
+// second package of a shape, accepted before, takes none.
+func TestFirstSightLanesPackages(t *testing.T) {
+	pol := vectorPolicy(t)
+	d, err := dom.New(xmlscan.DefaultConfig())
+	require.NoError(t, err)
+	o := testOptions()
+	o.LearnAfter = 2
+	e, err := New(d, xmlscan.DefaultConfig(), NewStore(pol, o, nil), nil)
+	require.NoError(t, err)
+	l := &laneLog{}
+	e.LimitFirstSight(l)
+	d.LimitWorkers(l)
+	for i, c := range []struct {
+		name string
+		want []string
+	}{
+		{"0000", []string{"enter 0", "dom", "dom done", "leave"}},
+		{"0001", []string{"dom", "dom done"}},
+	} {
+		v := readMTOMVector(t, "mtom-store-sign", c.name)
+		res, _, err := verifyPackage(e, pol, v.root, v.atts, v.now)
+		require.NoError(t, err, c.name)
+		assert.Equal(t, metrics.LookupNoTemplate, res.Lookup, c.name)
+		assert.Equal(t, c.want, l.take(), "package %d", i)
+	}
+	l.refuse = true
+	v := readMTOMVector(t, "mtom-store-signencr", "0000")
+	_, _, err = verifyPackage(e, pol, v.root, v.atts, v.now)
+	require.ErrorIs(t, err, errRefused, "a refused package is refused as overloaded")
+	assert.Equal(t, []string{"refuse 0"}, l.take(), "and never reaches the DOM engine")
 }
