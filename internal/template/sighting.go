@@ -28,8 +28,10 @@ const sightingsMax = 4096
 
 // sightings counts unknown shape keys, in two bounded generations: keys
 // go into cur; when cur holds sightingsMax/2 keys it becomes old and the
-// former old is dropped. Only the DOM path (after an accepted message)
-// touches it, so a mutex costs nothing a hit pays.
+// former old is dropped. Only an accepted message records a key; a miss
+// looks one up before the DOM engine runs (first-sight lanes,
+// firstsight.go). Hits never touch it, so a mutex costs nothing a hit
+// pays.
 type sightings struct {
 	mu       sync.Mutex
 	cur, old map[uint64]uint8
