@@ -205,20 +205,22 @@ func walkShape(data []byte, pkg bool) (key, signer uint64) {
 			c.open(role, depth)
 		}
 		depth++
-		if record && depth == 2 && isBody(name) && !jumped {
-			jumped = true
+		if record && depth == 2 && isBody(name) {
 			skipFrom = depth - 1 // skip until the Body's end tag
-			// Straight to it: the last "</Body" of the message is the
-			// Body's (the Envelope has one Body and the payload ends
-			// before it), so the payload is not scanned at all.
-			var buf [64]byte
-			if len(name)+2 <= len(buf) {
-				if k := bytes.LastIndex(data, append(append(buf[:0], "</"...), name...)); k >= i {
-					i = k
+			if !jumped {
+				// Straight to it: the last "</Body" of the message is the
+				// Body's (the Envelope has one Body and the payload ends
+				// before it), so the payload is not scanned at all. Once:
+				// a second Body is no SOAP message, its content is
+				// scanned (not keyed).
+				jumped = true
+				var buf [64]byte
+				if len(name)+2 <= len(buf) {
+					if k := bytes.LastIndex(data, append(append(buf[:0], "</"...), name...)); k >= i {
+						i = k
+					}
 				}
 			}
-		} else if record && depth == 2 && isBody(name) {
-			skipFrom = depth - 1 // a second Body: not well-formed SOAP; its content is scanned, not keyed
 		}
 	}
 	return h.Sum64(), c.signer(data)
@@ -283,7 +285,8 @@ func shapeValue(qname []byte) bool {
 }
 
 // isBody reports whether the qualified name's local part is Body (the
-// Envelope's child: its namespace was checked by the DOM engine).
+// Envelope's child; its namespace is not checked: the key only decides
+// when to learn and which lane a miss takes).
 func isBody(qname []byte) bool { return string(localName(qname)) == "Body" }
 
 // localName is the part of a qualified name after its prefix.
