@@ -473,3 +473,44 @@ func TestFirstSightLanesPackages(t *testing.T) {
 	require.ErrorIs(t, err, errRefused, "a refused package is refused as overloaded")
 	assert.Equal(t, []string{"refuse 0"}, l.take(), "and never reaches the DOM engine")
 }
+
+// refuseAll is a lane that refuses every first sight.
+type refuseAll struct{}
+
+func (refuseAll) EnterFirstSight(uint64) (func(), error) { return nil, errRefused }
+
+// BenchmarkFirstSightShed: what a refused first sight costs (the failed
+// match, the pre-DOM walk, the refusal) against the DOM run it saves, on
+// one fresh-shape 4 KiB-class message, in one run. A shed must be cheap
+// for lanes to leave hits their CPU.
+func BenchmarkFirstSightShed(b *testing.B) {
+	o := testOptions()
+	o.LearnAfter = 2
+	f := newFixture(b, nil, o)
+	for i := range 2 { // a learned shape, so that a miss pays a failed match
+		_, err := f.engine.Process(f.sign(b, envelope(false, 20, fmt.Sprint(i)), f.rsa, signer.RefBST, f.now, nil), f.policy, f.now)
+		require.NoError(b, err)
+	}
+	require.Equal(b, 1, f.store.Len())
+	msg := f.sign(b, traceEnvelope("Fresh", 20), f.rsa, signer.RefBST, f.now, nil)
+	b.Run("shed", func(b *testing.B) {
+		f.engine.LimitFirstSight(refuseAll{})
+		defer f.engine.LimitFirstSight(nil)
+		b.ReportAllocs()
+		b.SetBytes(int64(len(msg)))
+		for b.Loop() {
+			if _, err := f.engine.Process(msg, f.policy, f.now); err != errRefused {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("dom", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(msg)))
+		for b.Loop() {
+			if _, err := f.dom.Process(msg, f.policy, f.now); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

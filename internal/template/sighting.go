@@ -123,7 +123,7 @@ func walkShape(data []byte, pkg bool) (key, signer uint64) {
 				skipFrom = -1
 			}
 			c.end(depth)
-			i = indexEnd(data, i, ">")
+			i = indexAfter(data, i, '>')
 			continue
 		case '?':
 			i = indexEnd(data, i, "?>")
@@ -139,7 +139,7 @@ func walkShape(data []byte, pkg bool) (key, signer uint64) {
 				}
 				i = k
 			} else {
-				i = indexEnd(data, i, ">")
+				i = indexAfter(data, i, '>')
 			}
 			continue
 		}
@@ -169,7 +169,7 @@ func walkShape(data []byte, pkg bool) (key, signer uint64) {
 				closed = true
 				i++
 			case ch == '"' || ch == '\'':
-				end := indexEnd(data, i+1, string(ch))
+				end := indexAfter(data, i+1, ch)
 				v := data[i+1 : max(i+1, end-1)]
 				if value {
 					h.WriteByte('=')
@@ -231,6 +231,18 @@ func indexByte(data []byte, from int, c byte) int {
 		return from + i
 	}
 	return -1
+}
+
+// indexAfter is the offset after the first c from from, or len(data):
+// indexEnd for one byte, without a string made of it.
+func indexAfter(data []byte, from int, c byte) int {
+	if from >= len(data) {
+		return len(data)
+	}
+	if i := bytes.IndexByte(data[from:], c); i >= 0 {
+		return from + i + 1
+	}
+	return len(data)
 }
 
 // indexEnd is the offset after the first end from from, or len(data).
