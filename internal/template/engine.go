@@ -82,7 +82,7 @@ func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result
 // other parts are atts when atts is not nil (xop.go).
 func (e *Engine) process(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (*wss.Result, error) {
 	if !e.applies(data, p) {
-		res, err := e.domRun(data, atts, p, now)
+		res, err := e.unlearned(data, atts, p, now)
 		if res != nil {
 			res.Lookup = metrics.LookupDisabled
 		} else if atts != nil {
@@ -127,6 +127,23 @@ func (e *Engine) process(data []byte, atts wss.Attachments, p *wss.Policy, now t
 		res = &wss.Result{}
 	}
 	res.Lookup, res.MatchTime, res.ProcessTime = metrics.LookupHit, match, time.Since(start)
+	return res, err
+}
+
+// unlearned runs the DOM engine on a message the template path is not for.
+// One larger than templates.maxMessageBytes under the store's policy is
+// never learned but is a miss all the same: it takes the first-sight
+// lanes, or padding a fresh shape past the bound would dodge them; once
+// accepted, its shape is no first sight.
+func (e *Engine) unlearned(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (*wss.Result, error) {
+	if e.store == nil || p != e.store.policy {
+		return e.domRun(data, atts, p, now)
+	}
+	sg, res, err := e.missRun(data, atts, p, now)
+	if err == nil && sg.ok && p.CheckFacts(res) == nil {
+		e.accepted(sg)
+		e.store.seen.mark(sg.key)
+	}
 	return res, err
 }
 
@@ -176,21 +193,7 @@ func (e *Engine) put(r *run) {
 // first-sight lanes (firstsight.go) a message of a shape never accepted
 // enters its lane first, and a refused one never reaches the DOM engine.
 func (e *Engine) slow(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time, lookup string, match time.Duration) (*wss.Result, error) {
-	var sg sight
-	var res *wss.Result
-	var err error
-	if e.lanes() {
-		sg.key, sg.signer = walkShape(data, atts != nil)
-		sg.ok = true
-		leave, lerr := e.enter(sg)
-		if lerr != nil {
-			// A *budget.OverloadError: the gateway answers 503.
-			return &wss.Result{Lookup: lookup, MatchTime: match}, lerr
-		}
-		res, err = e.domRunIn(leave, data, atts, p, now)
-	} else {
-		res, err = e.domRun(data, atts, p, now)
-	}
+	sg, res, err := e.missRun(data, atts, p, now)
 	if err != nil {
 		return &wss.Result{Lookup: lookup, MatchTime: match}, err
 	}
@@ -212,6 +215,25 @@ func (e *Engine) slow(data []byte, atts wss.Attachments, p *wss.Policy, now time
 		e.learn(data, atts, res, p, now, sg)
 	}
 	return res, nil
+}
+
+// missRun is domRun for a message no template describes. With lanes, the
+// pre-DOM walk finds its shape and claim (sg), and the message enters its
+// lane first; a refusal is err (a *budget.OverloadError the gateway
+// answers 503) and the DOM engine does not run.
+func (e *Engine) missRun(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (sg sight, res *wss.Result, err error) {
+	if !e.lanes() {
+		res, err = e.domRun(data, atts, p, now)
+		return sg, res, err
+	}
+	sg.key, sg.signer = walkShape(data, atts != nil)
+	sg.ok = true
+	leave, err := e.enter(sg)
+	if err != nil {
+		return sg, nil, err
+	}
+	res, err = e.domRunIn(leave, data, atts, p, now)
+	return sg, res, err
 }
 
 // learn adds the message's template, once its shape was seen

@@ -21,8 +21,9 @@ import (
 // without a trusted key can change neither:
 //   - a shape key seen accepted before (sightings) is not a first sight:
 //     a partner's DOM-only shapes (STR-Transform, EncryptedHeader, the
-//     symmetric binding) and a learned shape whose template was evicted
-//     go to the DOM engine as before, under the global DOM share;
+//     symmetric binding, messages over templates.maxMessageBytes) and a
+//     learned shape whose template was evicted go to the DOM engine as
+//     before, under the global DOM share;
 //   - a first sight claiming a signer an accepted message claimed before
 //     (signers) waits in that signer's own lane, one message at a time
 //     and paced (budget.Budget.EnterFirstSight); a first sight claiming

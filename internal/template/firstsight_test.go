@@ -280,6 +280,26 @@ func TestFirstSightLanes(t *testing.T) {
 		require.Error(t, err)
 		assert.Equal(t, enter(claimOf(string(bad)), domRun...), l.take(), "known since the accepted message")
 	})
+	t.Run("ok/over-max-message-bytes-is-a-miss-too", func(t *testing.T) {
+		// Padding a fresh shape past templates.maxMessageBytes does not
+		// dodge the lanes; such a shape accepted once takes none.
+		f, l := laneFixture(t)
+		f.store.opts.MaxMessageBytes = 1024
+		for i, want := range [][]string{enter(0, domRun...), {dom, "dom done"}} {
+			msg := f.sign(t, envelope(false, 20+i, "long"), f.rsa, signer.RefBST, f.now, nil)
+			require.Greater(t, len(msg), f.store.opts.MaxMessageBytes)
+			res, err := f.engine.Process(msg, f.policy, f.now)
+			require.NoError(t, err)
+			assert.Equal(t, metrics.LookupDisabled, res.Lookup)
+			assert.Equal(t, want, l.take(), "message %d", i)
+		}
+		assert.Zero(t, f.store.Len(), "never learned")
+		l.refuse = true
+		msg := f.sign(t, traceEnvelope("Padded", 30), f.rsa, signer.RefBST, f.now, nil)
+		_, err := f.engine.Process(msg, f.policy, f.now)
+		require.ErrorIs(t, err, errRefused)
+		assert.Equal(t, []string{fmt.Sprintf("refuse %x", claimOf(string(msg)))}, l.take(), "its signer's lane, known since the accepted ones")
+	})
 	t.Run("ok/unsigned-claims-nothing", func(t *testing.T) {
 		f, l := laneFixture(t)
 		_, err := f.engine.Process(envelope(false, 2, "a"), f.policy, f.now)
