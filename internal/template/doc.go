@@ -13,4 +13,9 @@
 // the message to the DOM engine instead: a miss costs time, never a
 // different verdict. Crypto failures on a matched message are rejections
 // of the template path itself.
+//
+// Misses are what a sender forces by inventing shapes, so with
+// LimitFirstSight a miss of a shape no accepted message had waits in a
+// lane of its claimed signer before the DOM engine runs, or is refused at
+// once (firstsight.go): fresh shapes cannot starve hits.
 package template

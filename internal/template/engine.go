@@ -37,6 +37,9 @@ type Engine struct {
 	certs   certCache
 	runs    sync.Pool
 	only    []xmlscan.Name // the gate's ElementOnly elements (fast body)
+	// firstSight paces misses of shapes never accepted (firstsight.go);
+	// nil: no lanes.
+	firstSight FirstSight
 }
 
 // New returns an engine with the store's templates in front of d, gating
@@ -79,7 +82,7 @@ func (e *Engine) Process(data []byte, p *wss.Policy, now time.Time) (*wss.Result
 // other parts are atts when atts is not nil (xop.go).
 func (e *Engine) process(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (*wss.Result, error) {
 	if !e.applies(data, p) {
-		res, err := e.domRun(data, atts, p, now)
+		res, err := e.unlearned(data, atts, p, now)
 		if res != nil {
 			res.Lookup = metrics.LookupDisabled
 		} else if atts != nil {
@@ -127,6 +130,23 @@ func (e *Engine) process(data []byte, atts wss.Attachments, p *wss.Policy, now t
 	return res, err
 }
 
+// unlearned runs the DOM engine on a message the template path is not for.
+// One larger than templates.maxMessageBytes under the store's policy is
+// never learned but is a miss all the same: it takes the first-sight
+// lanes, or padding a fresh shape past the bound would dodge them; once
+// accepted, its shape is no first sight.
+func (e *Engine) unlearned(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (*wss.Result, error) {
+	if e.store == nil || p != e.store.policy {
+		return e.domRun(data, atts, p, now)
+	}
+	sg, res, err := e.missRun(data, atts, p, now)
+	if err == nil && sg.ok && p.CheckFacts(res) == nil {
+		e.accepted(sg)
+		e.store.seen.mark(sg.key)
+	}
+	return res, err
+}
+
 // isFallback reports whether err is a fallback. Its own function: the
 // target errors.As needs escapes, and a hit without an error should not
 // pay its allocation.
@@ -169,32 +189,67 @@ func (e *Engine) put(r *run) {
 	e.runs.Put(r)
 }
 
-// slow runs the DOM engine and learns from an accepted message.
+// slow runs the DOM engine and learns from an accepted message. With
+// first-sight lanes (firstsight.go) a message of a shape never accepted
+// enters its lane first, and a refused one never reaches the DOM engine.
 func (e *Engine) slow(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time, lookup string, match time.Duration) (*wss.Result, error) {
-	res, err := e.domRun(data, atts, p, now)
+	sg, res, err := e.missRun(data, atts, p, now)
 	if err != nil {
 		return &wss.Result{Lookup: lookup, MatchTime: match}, err
 	}
 	// The engine's whole time includes the failed match.
 	res.Lookup, res.MatchTime, res.ProcessTime = lookup, match, res.ProcessTime+match
 	if atts != nil && learnablePackage(res) != nil {
-		// A package no template describes (xop.go): not a miss.
+		// A package no template describes (xop.go): not a miss. Its
+		// shape is still a sighting, so that the partner's next package
+		// of it is no first sight.
+		if sg.ok && p.CheckFacts(res) == nil {
+			e.accepted(sg)
+			e.store.seen.mark(sg.key)
+		}
 		res.Lookup = metrics.LookupNotApplicable
 		return res, nil
 	}
 	if p.CheckFacts(res) == nil {
-		e.learn(data, atts, res, p, now)
+		e.accepted(sg)
+		e.learn(data, atts, res, p, now, sg)
 	}
 	return res, nil
 }
 
+// missRun is domRun for a message no template describes. With lanes, the
+// pre-DOM walk finds its shape and claim (sg), and the message enters its
+// lane first; a refusal is err (a *budget.OverloadError the gateway
+// answers 503) and the DOM engine does not run.
+func (e *Engine) missRun(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (sg sight, res *wss.Result, err error) {
+	if !e.lanes() {
+		res, err = e.domRun(data, atts, p, now)
+		return sg, res, err
+	}
+	sg.key, sg.signer = walkShape(data, atts != nil)
+	sg.ok = true
+	leave, err := e.enter(sg)
+	if err != nil {
+		return sg, nil, err
+	}
+	res, err = e.domRunIn(leave, data, atts, p, now)
+	return sg, res, err
+}
+
 // learn adds the message's template, once its shape was seen
-// LearnAfter times (sighting.go) and within the learning rate.
-func (e *Engine) learn(data []byte, atts wss.Attachments, res *wss.Result, p *wss.Policy, now time.Time) {
+// LearnAfter times (sighting.go) and within the learning rate. sg is the
+// pre-DOM walk's result when it ran (its key is the shape key).
+func (e *Engine) learn(data []byte, atts wss.Attachments, res *wss.Result, p *wss.Policy, now time.Time, sg sight) {
 	s := e.store
-	if n := s.opts.LearnAfter; n > 1 && !s.seen.see(shapeKey(data, atts != nil), n) {
-		s.skipped(metrics.SkipFirstSight)
-		return
+	if n := s.opts.LearnAfter; n > 1 {
+		key := sg.key
+		if !sg.ok {
+			key = shapeKey(data, atts != nil)
+		}
+		if !s.seen.see(key, n) {
+			s.skipped(metrics.SkipFirstSight)
+			return
+		}
 	}
 	if !s.allow(time.Now()) {
 		s.skipped(metrics.SkipRateLimited)

@@ -44,7 +44,7 @@ func BenchmarkLearn(b *testing.B) {
 				}
 				pool[i] = learned{msg, res}
 				if i < held {
-					f.engine.learn(msg, nil, res, f.policy, f.now)
+					f.engine.learn(msg, nil, res, f.policy, f.now, sight{})
 				}
 			}
 			if f.store.Len() != held {

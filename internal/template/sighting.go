@@ -28,8 +28,10 @@ const sightingsMax = 4096
 
 // sightings counts unknown shape keys, in two bounded generations: keys
 // go into cur; when cur holds sightingsMax/2 keys it becomes old and the
-// former old is dropped. Only the DOM path (after an accepted message)
-// touches it, so a mutex costs nothing a hit pays.
+// former old is dropped. Only an accepted message records a key; a miss
+// looks one up before the DOM engine runs (first-sight lanes,
+// firstsight.go). Hits never touch it, so a mutex costs nothing a hit
+// pays.
 type sightings struct {
 	mu       sync.Mutex
 	cur, old map[uint64]uint8
@@ -74,19 +76,42 @@ var shapeSeed = maphash.MakeSeed()
 // learner cannot make generic (an encrypted one, say) then learns a new
 // template for each payload structure once its envelope was seen again:
 // today's behaviour for those, not worse.
-//
-// data is a message the DOM engine accepted, so it is well-formed XML
-// within the gate's limits; the scan needs no checks beyond staying in
-// bounds.
 func shapeKey(data []byte, pkg bool) uint64 {
+	key, _ := walkShape(data, pkg)
+	return key
+}
+
+// walkShape is shapeKey's walk, which also finds the signer the message
+// claims (claim, firstsight.go) in the same pass.
+//
+// It runs before the DOM engine on a template miss (first-sight lanes),
+// so data is anything a sender wrote: malformed, truncated, hostile. The
+// walk stays in bounds, allocates nothing and is linear in len(data):
+// every step moves forward, and the one jump over the Body's content
+// (bytes.LastIndex) is taken once per message, not once per Body-named
+// element (many "<Body></x>" pairs with an early "</Body" would otherwise
+// rescan the message each). On a well-formed message the key is the one
+// the walk computed when it ran after acceptance only (FuzzShapeKey), so
+// learning is unchanged.
+func walkShape(data []byte, pkg bool) (key, signer uint64) {
 	var h maphash.Hash
 	h.SetSeed(shapeSeed)
 	if pkg {
 		h.WriteByte(1)
 	}
+	var c claim
+	c.reset()
 	depth, skipFrom := 0, -1 // skipFrom: depth of the Body whose content is skipped
+	jumped := false          // the Body's content was jumped over
 	for i := 0; i < len(data); {
 		j := indexByte(data, i, '<')
+		if c.capture >= 0 {
+			end := j
+			if end < 0 {
+				end = len(data)
+			}
+			c.text(data[i:end])
+		}
 		if j < 0 || j+1 >= len(data) {
 			break
 		}
@@ -97,7 +122,8 @@ func shapeKey(data []byte, pkg bool) uint64 {
 			if depth == skipFrom {
 				skipFrom = -1
 			}
-			i = indexEnd(data, i, ">")
+			c.end(depth)
+			i = indexAfter(data, i, '>')
 			continue
 		case '?':
 			i = indexEnd(data, i, "?>")
@@ -106,9 +132,14 @@ func shapeKey(data []byte, pkg bool) uint64 {
 			if hasAt(data, i, "!--") {
 				i = indexEnd(data, i, "-->")
 			} else if hasAt(data, i, "![CDATA[") {
-				i = indexEnd(data, i, "]]>")
+				from := i + len("![CDATA[")
+				k := indexEnd(data, from, "]]>")
+				if c.capture >= 0 {
+					c.text(data[from:max(from, k-len("]]>"))]) // a token's text may be a CDATA section
+				}
+				i = k
 			} else {
-				i = indexEnd(data, i, ">")
+				i = indexAfter(data, i, '>')
 			}
 			continue
 		}
@@ -121,26 +152,34 @@ func shapeKey(data []byte, pkg bool) uint64 {
 			h.WriteByte(byte(depth)) // nesting, not just order
 			h.Write(name)
 		}
+		role := roleNone
+		if record {
+			role = c.role(localName(name), depth)
+		}
 		i = n
-		closed, value := false, false
+		closed, value, noted := false, false, false
 	attrs:
 		for i < len(data) {
-			c := data[i]
+			ch := data[i]
 			switch {
-			case c == '>':
+			case ch == '>':
 				i++
 				break attrs
-			case c == '/':
+			case ch == '/':
 				closed = true
 				i++
-			case c == '"' || c == '\'':
-				end := indexEnd(data, i+1, string(c))
+			case ch == '"' || ch == '\'':
+				end := indexAfter(data, i+1, ch)
+				v := data[i+1 : max(i+1, end-1)]
 				if value {
 					h.WriteByte('=')
-					h.Write(data[i+1 : max(i+1, end-1)])
+					h.Write(v)
 				}
-				i, value = end, false
-			case isSpace(c) || c == '=':
+				if noted {
+					c.attr(role, i+1, i+1+len(v))
+				}
+				i, value, noted = end, false, false
+			case isSpace(ch) || ch == '=':
 				i++
 			default:
 				n := nameEnd(data, i)
@@ -152,6 +191,7 @@ func shapeKey(data []byte, pkg bool) uint64 {
 					h.Write(data[i:n])
 					value = shapeValue(data[i:n])
 				}
+				noted = role != roleNone && c.notes(role, localName(data[i:n]))
 				i = n
 			}
 		}
@@ -161,19 +201,29 @@ func shapeKey(data []byte, pkg bool) uint64 {
 		if closed {
 			continue
 		}
+		if record {
+			c.open(role, depth)
+		}
 		depth++
 		if record && depth == 2 && isBody(name) {
 			skipFrom = depth - 1 // skip until the Body's end tag
-			// Straight to it: the last "</Body" of the message is the
-			// Body's (the Envelope has one Body and the payload ends
-			// before it), so the payload is not scanned at all.
-			var buf [64]byte
-			if k := bytes.LastIndex(data, append(append(buf[:0], "</"...), name...)); k >= i {
-				i = k
+			if !jumped {
+				// Straight to it: the last "</Body" of the message is the
+				// Body's (the Envelope has one Body and the payload ends
+				// before it), so the payload is not scanned at all. Once:
+				// a second Body is no SOAP message, its content is
+				// scanned (not keyed).
+				jumped = true
+				var buf [64]byte
+				if len(name)+2 <= len(buf) {
+					if k := bytes.LastIndex(data, append(append(buf[:0], "</"...), name...)); k >= i {
+						i = k
+					}
+				}
 			}
 		}
 	}
-	return h.Sum64()
+	return h.Sum64(), c.signer(data)
 }
 
 func indexByte(data []byte, from int, c byte) int {
@@ -181,6 +231,18 @@ func indexByte(data []byte, from int, c byte) int {
 		return from + i
 	}
 	return -1
+}
+
+// indexAfter is the offset after the first c from from, or len(data):
+// indexEnd for one byte, without a string made of it.
+func indexAfter(data []byte, from int, c byte) int {
+	if from >= len(data) {
+		return len(data)
+	}
+	if i := bytes.IndexByte(data[from:], c); i >= 0 {
+		return from + i + 1
+	}
+	return len(data)
 }
 
 // indexEnd is the offset after the first end from from, or len(data).
@@ -235,13 +297,14 @@ func shapeValue(qname []byte) bool {
 }
 
 // isBody reports whether the qualified name's local part is Body (the
-// Envelope's child: its namespace was checked by the DOM engine).
-func isBody(qname []byte) bool {
-	for i := len(qname) - 1; i >= 0; i-- {
-		if qname[i] == ':' {
-			qname = qname[i+1:]
-			break
-		}
+// Envelope's child; its namespace is not checked: the key only decides
+// when to learn and which lane a miss takes).
+func isBody(qname []byte) bool { return string(localName(qname)) == "Body" }
+
+// localName is the part of a qualified name after its prefix.
+func localName(qname []byte) []byte {
+	if i := bytes.LastIndexByte(qname, ':'); i >= 0 {
+		return qname[i+1:]
 	}
-	return string(qname) == "Body"
+	return qname
 }
