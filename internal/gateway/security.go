@@ -261,9 +261,16 @@ func newSecurity(rc config.Route, p *wss.Policy, pm *metrics.PolicyMetrics, limi
 	if ts != nil {
 		// Routes of one policy share its templates; each matches with its
 		// own gate limits.
-		if e, err = template.New(d, sc, ts, log.With("route", rc.Name)); err != nil {
+		te, err := template.New(d, sc, ts, log.With("route", rc.Name))
+		if err != nil {
 			return nil, fmt.Errorf("gateway: route %s: %w", rc.Name, err)
 		}
+		if workers != nil {
+			// A shape never accepted before waits for its claimed
+			// signer's first-sight lane (template/firstsight.go).
+			te.LimitFirstSight(workers)
+		}
+		e = te
 	}
 	return &security{policy: p, engine: e, metrics: pm, identity: rc.IdentityHeaders, now: time.Now, mime: mimeLimits.Limits(),
 		log: log.With("route", rc.Name), hits: workers}, nil

@@ -141,7 +141,7 @@ func (e *Engine) unlearned(data []byte, atts wss.Attachments, p *wss.Policy, now
 	}
 	sg, res, err := e.missRun(data, atts, p, now)
 	if err == nil && sg.ok && p.CheckFacts(res) == nil {
-		e.accepted(sg)
+		e.accepted(sg, res)
 		e.store.seen.mark(sg.key)
 	}
 	return res, err
@@ -204,14 +204,14 @@ func (e *Engine) slow(data []byte, atts wss.Attachments, p *wss.Policy, now time
 		// shape is still a sighting, so that the partner's next package
 		// of it is no first sight.
 		if sg.ok && p.CheckFacts(res) == nil {
-			e.accepted(sg)
+			e.accepted(sg, res)
 			e.store.seen.mark(sg.key)
 		}
 		res.Lookup = metrics.LookupNotApplicable
 		return res, nil
 	}
 	if p.CheckFacts(res) == nil {
-		e.accepted(sg)
+		e.accepted(sg, res)
 		e.learn(data, atts, res, p, now, sg)
 	}
 	return res, nil

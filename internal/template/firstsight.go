@@ -3,6 +3,7 @@ package template
 import (
 	"bytes"
 	"hash/maphash"
+	"sync"
 	"time"
 
 	"github.com/wssgw/wssgw/internal/wss"
@@ -67,11 +68,7 @@ func (e *Engine) enter(s sight) (leave func(), err error) {
 	if e.store.seen.has(s.key) {
 		return noLeave, nil
 	}
-	lane := uint64(0)
-	if s.signer != 0 && e.store.signers.has(s.signer) {
-		lane = s.signer
-	}
-	return e.firstSight.EnterFirstSight(lane)
+	return e.firstSight.EnterFirstSight(e.store.signers.lane(s.signer))
 }
 
 func noLeave() {}
@@ -84,12 +81,69 @@ func (e *Engine) domRunIn(leave func(), data []byte, atts wss.Attachments, p *ws
 	return e.domRun(data, atts, p, now)
 }
 
-// accepted records what an accepted miss teaches the lanes: its signer is
-// known from now on. Its shape is recorded by learn (sightings).
-func (e *Engine) accepted(s sight) {
+// accepted records what an accepted miss teaches the lanes: its claim is
+// known from now on, as the lane of the certificate that verified it. Its
+// shape is recorded by learn (sightings).
+func (e *Engine) accepted(s sight, res *wss.Result) {
 	if s.ok && s.signer != 0 {
-		e.store.signers.mark(s.signer)
+		e.store.signers.record(s.signer, signerLane(s.signer, res))
 	}
+}
+
+// signerLane is the lane of an accepted message's claim: a hash of the
+// certificate its first signature was verified with, so that one key
+// named four ways (the token itself, its thumbprint, its SKI, its issuer
+// and serial: four claims) still has one lane, not four; the claim itself
+// for a signature without a certificate (a symmetric key). Never 0, the
+// lane of unknown claims.
+func signerLane(claim uint64, res *wss.Result) uint64 {
+	lane := claim
+	for _, sig := range res.Signatures {
+		if sig.Signer != nil && sig.Signer.Certificate != nil {
+			lane = maphash.Bytes(shapeSeed, sig.Signer.Certificate.Raw)
+			break
+		}
+	}
+	return max(lane, 1)
+}
+
+// signerLanes maps the claims of accepted misses to their lanes, in two
+// bounded generations as sightings keeps keys: a flood of accepted claims
+// (a key holder naming his key in ever new ways cannot: there are four)
+// pushes an old claim out after sightingsMax/2 newer ones, and its next
+// first sight shares lane 0 until accepted again. Only the DOM path
+// touches it.
+type signerLanes struct {
+	mu       sync.Mutex
+	cur, old map[uint64]uint64
+}
+
+// lane is the lane of claim: its certificate's when an accepted message
+// made it, else 0.
+func (l *signerLanes) lane(claim uint64) uint64 {
+	if claim == 0 {
+		return 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if lane, ok := l.cur[claim]; ok {
+		return lane
+	}
+	return l.old[claim]
+}
+
+// record makes lane the lane of claim.
+func (l *signerLanes) record(claim, lane uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.cur[claim]; !ok && len(l.cur) >= sightingsMax/2 {
+		l.old, l.cur = l.cur, nil
+	}
+	if l.cur == nil {
+		l.cur = make(map[uint64]uint64)
+	}
+	delete(l.old, claim)
+	l.cur[claim] = lane
 }
 
 // has reports whether key was seen (an accepted message had it), without

@@ -2,6 +2,7 @@ package template
 
 import (
 	"bytes"
+	"crypto/x509"
 	"fmt"
 	"hash/maphash"
 	"strings"
@@ -228,13 +229,33 @@ func TestFirstSightLanes(t *testing.T) {
 		res, err := f.engine.Process(other, f.policy, f.now)
 		require.NoError(t, err)
 		assert.Equal(t, metrics.LookupNoTemplate, res.Lookup)
-		assert.Equal(t, enter(claimOf(string(other)), domRun...), l.take(), "a new shape of a known signer: its own lane")
+		assert.Equal(t, enter(certLane(f.rsa.Cert), domRun...), l.take(), "a new shape of a known signer: its own lane")
 		assert.Equal(t, claimOf(string(first)), claimOf(string(other)))
 
 		ec := f.sign(t, traceEnvelope("Third", 2), f.ec, signer.RefThumbprint, f.now, nil)
 		_, err = f.engine.Process(ec, f.policy, f.now)
 		require.NoError(t, err)
 		assert.Equal(t, enter(0, domRun...), l.take(), "another signer, never accepted: lane 0")
+	})
+	t.Run("ok/one-key-named-two-ways-has-one-lane", func(t *testing.T) {
+		// The token and its thumbprint are two claims of one key: each is
+		// unknown (lane 0) until a message making it was accepted, and
+		// then both are the key's one lane, so an attacker holding one
+		// key cannot take a lane per way of naming it.
+		f, l := laneFixture(t)
+		for i, ref := range []string{signer.RefBST, signer.RefThumbprint} {
+			msg := f.sign(t, traceEnvelope(fmt.Sprintf("First%d", i), 2), f.rsa, ref, f.now, nil)
+			_, err := f.engine.Process(msg, f.policy, f.now)
+			require.NoError(t, err)
+			assert.Equal(t, enter(0, domRun...), l.take(), "%s: a claim never accepted", ref)
+		}
+		for i, ref := range []string{signer.RefBST, signer.RefThumbprint} {
+			msg := f.sign(t, traceEnvelope(fmt.Sprintf("Then%d", i), 2), f.rsa, ref, f.now, nil)
+			_, err := f.engine.Process(msg, f.policy, f.now)
+			require.NoError(t, err)
+			assert.Equal(t, enter(certLane(f.rsa.Cert), domRun...), l.take(), "%s: the key's lane", ref)
+		}
+		assert.Equal(t, 2, f.store.signers.size(), "two claims")
 	})
 	t.Run("ok/shape-accepted-before-takes-no-lane", func(t *testing.T) {
 		f, l := laneFixture(t)
@@ -278,7 +299,7 @@ func TestFirstSightLanes(t *testing.T) {
 		assert.Equal(t, enter(0, domRun...), l.take(), "still lane 0")
 		_, err = f.engine.Process(bad, f.policy, f.now)
 		require.Error(t, err)
-		assert.Equal(t, enter(claimOf(string(bad)), domRun...), l.take(), "known since the accepted message")
+		assert.Equal(t, enter(certLane(f.rsa.Cert), domRun...), l.take(), "known since the accepted message")
 	})
 	t.Run("ok/over-max-message-bytes-is-a-miss-too", func(t *testing.T) {
 		// Padding a fresh shape past templates.maxMessageBytes does not
@@ -298,7 +319,7 @@ func TestFirstSightLanes(t *testing.T) {
 		msg := f.sign(t, traceEnvelope("Padded", 30), f.rsa, signer.RefBST, f.now, nil)
 		_, err := f.engine.Process(msg, f.policy, f.now)
 		require.ErrorIs(t, err, errRefused)
-		assert.Equal(t, []string{fmt.Sprintf("refuse %x", claimOf(string(msg)))}, l.take(), "its signer's lane, known since the accepted ones")
+		assert.Equal(t, []string{fmt.Sprintf("refuse %x", certLane(f.rsa.Cert))}, l.take(), "its signer's lane, known since the accepted ones")
 	})
 	t.Run("ok/unsigned-claims-nothing", func(t *testing.T) {
 		f, l := laneFixture(t)
@@ -324,6 +345,16 @@ func TestFirstSightLanes(t *testing.T) {
 		assert.Equal(t, []string{dom, "dom done"}, l.take())
 		assert.Zero(t, f.store.signers.size(), "no lanes: no signers kept")
 	})
+}
+
+// certLane is the lane of the claims of cert's key.
+func certLane(cert *x509.Certificate) uint64 { return maphash.Bytes(shapeSeed, cert.Raw) }
+
+// size is how many claims l holds.
+func (l *signerLanes) size() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.cur) + len(l.old)
 }
 
 // size is how many keys s holds.

@@ -38,9 +38,9 @@ type Store struct {
 
 	root atomic.Pointer[node]
 	seen sightings // unknown shapes, until seen LearnAfter times
-	// signers are the claimed signers of accepted misses: their first
-	// sights take their own lane (firstsight.go).
-	signers sightings
+	// signers are the claimed signers of accepted misses and their
+	// lanes: their first sights take their own (firstsight.go).
+	signers signerLanes
 
 	mu     sync.Mutex
 	dict   []byte // exemplars deflate against it

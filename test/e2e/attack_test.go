@@ -137,7 +137,10 @@ func TestAttackSuiteThroughGateway(t *testing.T) {
 	jar := testpeer.Jar(t, "wss4j")
 	pki := newPartnerPKI(t)
 	backend := newRecordingBackend(t, []byte("<ok/>"), "text/xml")
-	gw := startGateway(t, pki.securedConfig(backend.URL, ""))
+	// The suite asks each mutant for its verdict: one signer's hundreds of
+	// one-off shapes a second would mostly be shed by the first-sight lanes
+	// (503), which TestFirstSightLanesThroughGateway attacks on its own.
+	gw := startGateway(t, pki.securedConfig(backend.URL, "server: {memory: {firstSightShare: 0}}"))
 
 	bases := []attackBase{
 		{name: "sign-bst/soap1.1", profile: "sign-bst", version: "1.1", route: "/signed"},
