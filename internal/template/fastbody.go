@@ -143,7 +143,7 @@ func (fb *fastBody) run(data []byte, start, end int, ctx *fastCtx, lim *xmlscan.
 	for _, n := range fb.only {
 		fb.onlyLens |= 1 << min(len(n.Local), 63)
 	}
-	if end-start >= 1<<31 {
+	if int64(end-start) >= 1<<31 {
 		return false // offsets are int32
 	}
 	p := start

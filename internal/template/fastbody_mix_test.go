@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ type mixBody struct {
 var mixClasses = []struct {
 	name string
 	max  int // content bytes below this
-}{{"lt1KiB", 1 << 10}, {"lt4KiB", 4 << 10}, {"lt16KiB", 16 << 10}, {"ge16KiB", 1 << 62}}
+}{{"lt1KiB", 1 << 10}, {"lt4KiB", 4 << 10}, {"lt16KiB", 16 << 10}, {"ge16KiB", math.MaxInt}}
 
 // mixBodies makes n messages of the mix (testtraffic's default mix,
 // seeded, signed at a fixed time) and their Bodies: one fastCtx per

@@ -67,11 +67,11 @@ func TestStraddles(t *testing.T) {
 	f := newFixture(t, nil, testOptions())
 	tpl := f.learnShape(t, "Item")
 	st := straddlesOf(tpl)
-	walk := func(n int) bool {
+	walk := func(n int64) bool {
 		found := false
 		tpl.eachPieces(func(ps []piece) {
 			for _, p := range ps {
-				if p.n > 0 && p.off&xBit == uint32(n)&xBit && int(p.off) < n && int(p.off)+int(p.n) > n {
+				if p.n > 0 && p.off&xBit == uint32(n)&xBit && int64(p.off) < n && int64(p.off)+int64(p.n) > n {
 					found = true
 				}
 			}
@@ -80,13 +80,13 @@ func TestStraddles(t *testing.T) {
 	}
 	some := 0
 	for n := range len(tpl.lits.c.whole()) + len(tpl.lits.c.own) + 1 {
-		require.Equal(t, walk(n), st.c.spans(n), "c offset %d", n)
-		if walk(n) {
+		require.Equal(t, walk(int64(n)), st.c.spans(n), "c offset %d", n)
+		if walk(int64(n)) {
 			some++
 		}
 	}
 	for n := range len(tpl.lits.x.own) + 1 {
-		require.Equal(t, walk(xBit|n), st.x.spans(n), "x offset %d", n)
+		require.Equal(t, walk(xBit|int64(n)), st.x.spans(n), "x offset %d", n)
 	}
 	assert.Positive(t, some, "some offsets are straddled")
 }
