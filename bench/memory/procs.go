@@ -59,12 +59,18 @@ func startBackend() (*exec.Cmd, string, error) {
 }
 
 // launchWssgw runs bin with one signed route to backend and waits until it
-// listens. Replay is off because the load repeats the same messages.
+// listens. Replay is off because the load repeats the same messages. The
+// first-sight lanes are off: a tampered message whose valid twin was never
+// accepted is a first sight and most would be shed before the DOM engine,
+// while one whose twin was (the Body is not part of a shape) takes no
+// lane; the memory budget alone must bound both, so it is what is
+// measured.
 func launchWssgw(o options, backend, caFile string) (*proc.Wssgw, error) {
-	memory := ""
+	budget := ""
 	if o.budget != "" {
-		memory = "server: {memory: {inflightBytes: " + o.budget + "}}\n"
+		budget = ", inflightBytes: " + o.budget
 	}
+	memory := "server: {memory: {firstSightShare: 0" + budget + "}}\n"
 	if !o.templates {
 		memory += "templates: {enabled: false}\n"
 	}
