@@ -226,7 +226,7 @@ func (e *Engine) missRun(data []byte, atts wss.Attachments, p *wss.Policy, now t
 		res, err = e.domRun(data, atts, p, now)
 		return sg, res, err
 	}
-	sg.key, sg.signer = walkShape(data, atts != nil)
+	sg.key, sg.signer, sg.token = walkSight(data, atts != nil)
 	sg.ok = true
 	leave, err := e.enter(sg)
 	if err != nil {

@@ -94,6 +94,13 @@ func shapeKey(data []byte, pkg bool) uint64 {
 // the walk computed when it ran after acceptance only (FuzzShapeKey), so
 // learning is unchanged.
 func walkShape(data []byte, pkg bool) (key, signer uint64) {
+	key, signer, _ = walkSight(data, pkg)
+	return key, signer
+}
+
+// walkSight is walkShape telling also whether the claim is a token's text
+// (signerLane).
+func walkSight(data []byte, pkg bool) (key, signer uint64, token bool) {
 	var h maphash.Hash
 	h.SetSeed(shapeSeed)
 	if pkg {
@@ -223,7 +230,8 @@ func walkShape(data []byte, pkg bool) (key, signer uint64) {
 			}
 		}
 	}
-	return h.Sum64(), c.signer(data)
+	signer, token = c.signer(data)
+	return h.Sum64(), signer, token
 }
 
 func indexByte(data []byte, from int, c byte) int {
