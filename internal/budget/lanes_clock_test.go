@@ -62,3 +62,32 @@ func TestFirstSightLanesClockStep(t *testing.T) {
 		assert.Greater(t, b.since(), a)
 	})
 }
+
+// TestFirstSightLanesReconfigure: a reload while a lane is busy neither
+// loses the message's hold nor breaks its leave; turning the lanes off
+// admits at once, and back on the lane held before paces by the new duty.
+func TestFirstSightLanesReconfigure(t *testing.T) {
+	b, ft := lanesBudget(0.02, 2)
+	leave, err := b.EnterFirstSight(1)
+	require.NoError(t, err)
+	b.Reconfigure(Limits{FirstSightShare: 0.25, Procs: 2, RetryAfter: 2 * time.Second}) // duty 1/2: cooldown = d
+	_, err = b.EnterFirstSight(1)
+	refusedFirstSight(t, err) // still held
+	ft.now = ft.now.Add(40 * time.Millisecond)
+	leave()
+	ft.now = ft.now.Add(40*time.Millisecond - time.Nanosecond)
+	b.NoteHit()
+	_, err = b.EnterFirstSight(1)
+	refusedFirstSight(t, err)
+	b.Reconfigure(Limits{FirstSightShare: 0, Procs: 2})
+	off, err := b.EnterFirstSight(1)
+	require.NoError(t, err, "lanes off: admitted")
+	off()
+	b.Reconfigure(Limits{FirstSightShare: 0.25, Procs: 2, RetryAfter: 2 * time.Second})
+	_, err = b.EnterFirstSight(1)
+	refusedFirstSight(t, err) // the cooldown set before the reloads runs out
+	ft.now = ft.now.Add(time.Nanosecond)
+	l2, err := b.EnterFirstSight(1)
+	require.NoError(t, err)
+	l2()
+}

@@ -115,3 +115,21 @@ func TestFirstSightClaimPoisoning(t *testing.T) {
 		})
 	}
 }
+
+// panicWorkers is a DOM worker limit whose Acquire panics: the DOM run
+// panics after its message entered a lane.
+type panicWorkers struct{ *laneLog }
+
+func (panicWorkers) Acquire(int64) (func(), error)    { panic("dom engine") }
+func (panicWorkers) TryAcquire(int64) (func(), error) { panic("dom engine") }
+
+// TestFirstSightLaneLeftOnPanic: a DOM run that panics (recovered by the
+// HTTP server) still leaves its lane, or the lane would refuse its
+// signer's first sights for good.
+func TestFirstSightLaneLeftOnPanic(t *testing.T) {
+	f, l := laneFixture(t)
+	f.dom.LimitWorkers(panicWorkers{l})
+	msg := f.sign(t, envelope(false, 2, "a"), f.rsa, signer.RefBST, f.now, nil)
+	require.PanicsWithValue(t, "dom engine", func() { _, _ = f.engine.Process(msg, f.policy, f.now) })
+	assert.Equal(t, []string{"enter 0", "leave"}, l.take())
+}
