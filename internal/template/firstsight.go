@@ -141,14 +141,26 @@ func tokenClaim(der []byte) uint64 {
 
 // signerLanes maps the claims of accepted misses to their lanes, in two
 // bounded generations as sightings keeps keys: a flood of accepted claims
-// (a key holder naming his key in ever new ways cannot: there are four)
+// (a key holder naming his key in ever new ways cannot: maxClaimsPerLane)
 // pushes an old claim out after sightingsMax/2 newer ones, and its next
 // first sight shares lane 0 until accepted again. Only the DOM path
 // touches it.
 type signerLanes struct {
 	mu       sync.Mutex
 	cur, old map[uint64]uint64
+	// perLane counts the claims of cur and old per lane, to hold each
+	// lane to maxClaimsPerLane.
+	perLane map[uint64]int
 }
+
+// maxClaimsPerLane bounds the claims one lane is known by. A key is
+// named four ways (its token, thumbprint, SKI, issuer and serial), but
+// the DOM engine accepts one way spelled many ways (a serial with leading
+// zeros, an issuer name's spacing): unbounded, a key holder's accepted
+// messages could make sightingsMax claims, push every partner's claim out
+// and send the partners' new shapes to lane 0 beside his flood
+// (TestFirstSightClaimsPerKey). A claim past the bound stays unknown.
+const maxClaimsPerLane = 4
 
 // lane is the lane of claim: its certificate's when an accepted message
 // made it, else 0.
@@ -164,18 +176,45 @@ func (l *signerLanes) lane(claim uint64) uint64 {
 	return l.old[claim]
 }
 
-// record makes lane the lane of claim.
+// record makes lane the lane of claim, unless lane has maxClaimsPerLane
+// other claims.
 func (l *signerLanes) record(claim, lane uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.cur[claim]; !ok && len(l.cur) >= sightingsMax/2 {
+	prev, inCur := l.cur[claim]
+	known := inCur
+	if !known {
+		prev, known = l.old[claim]
+	}
+	if (!known || prev != lane) && l.perLane[lane] >= maxClaimsPerLane {
+		return
+	}
+	if known {
+		delete(l.cur, claim)
+		delete(l.old, claim)
+		l.drop(prev)
+	}
+	if !inCur && len(l.cur) >= sightingsMax/2 {
+		for _, lane := range l.old {
+			l.drop(lane)
+		}
 		l.old, l.cur = l.cur, nil
 	}
 	if l.cur == nil {
 		l.cur = make(map[uint64]uint64)
 	}
-	delete(l.old, claim)
+	if l.perLane == nil {
+		l.perLane = make(map[uint64]int)
+	}
 	l.cur[claim] = lane
+	l.perLane[lane]++
+}
+
+// drop forgets one claim of lane in perLane.
+func (l *signerLanes) drop(lane uint64) {
+	if l.perLane[lane]--; l.perLane[lane] <= 0 {
+		delete(l.perLane, lane)
+	}
 }
 
 // has reports whether key was seen (an accepted message had it), without

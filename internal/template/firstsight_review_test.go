@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -132,4 +133,74 @@ func TestFirstSightLaneLeftOnPanic(t *testing.T) {
 	msg := f.sign(t, envelope(false, 2, "a"), f.rsa, signer.RefBST, f.now, nil)
 	require.PanicsWithValue(t, "dom engine", func() { _, _ = f.engine.Process(msg, f.policy, f.now) })
 	assert.Equal(t, []string{"enter 0", "leave"}, l.take())
+}
+
+// TestFirstSightClaimsPerKey: one key holder can name his key in a few
+// ways, not in as many as he likes: every claim an accepted message
+// makes is kept (signerLanes), two generations of sightingsMax/2, so
+// unbounded claims of one key would push the partners' claims out and
+// send their new shapes to lane 0.
+func TestFirstSightClaimsPerKey(t *testing.T) {
+	f, l := laneFixture(t)
+	serial := f.rsa.Cert.SerialNumber.String()
+	accepted := 0
+	for i := range 6 {
+		msg := f.sign(t, traceEnvelope(fmt.Sprintf("Claims%d", i), 2), f.rsa, signer.RefIssuerSerial, f.now, nil)
+		tag := []byte("X509SerialNumber>" + serial + "<")
+		require.Equal(t, 1, bytes.Count(msg, tag))
+		msg = bytes.Replace(msg, tag, []byte("X509SerialNumber>"+strings.Repeat("0", i)+serial+"<"), 1)
+		if _, err := f.engine.Process(msg, f.policy, f.now); err == nil {
+			accepted++
+		}
+		l.take()
+	}
+	t.Logf("%d of 6 serials with leading zeros accepted; %d claims kept", accepted, f.store.signers.size())
+	assert.Equal(t, maxClaimsPerLane, f.store.signers.size(), "one key: at most maxClaimsPerLane claims")
+	assert.Equal(t, map[uint64]int{certLane(f.rsa.Cert): maxClaimsPerLane}, f.store.signers.perLane)
+}
+
+// TestSignerLanesPerLaneCount: perLane counts exactly the claims held in
+// both generations, through rotations, moves between lanes and re-records,
+// so a lane's bound neither leaks (a lane refused for good) nor lapses.
+func TestSignerLanesPerLaneCount(t *testing.T) {
+	var l signerLanes
+	check := func(step string) {
+		t.Helper()
+		want := map[uint64]int{}
+		for _, m := range []map[uint64]uint64{l.cur, l.old} {
+			for _, lane := range m {
+				want[lane]++
+			}
+		}
+		if len(want) == 0 {
+			want = nil
+		}
+		got := l.perLane
+		if len(got) == 0 {
+			got = nil
+		}
+		require.Equal(t, want, got, step)
+		for lane, n := range got {
+			require.LessOrEqual(t, n, maxClaimsPerLane, "%s: lane %x", step, lane)
+		}
+	}
+	for i := range uint64(3 * sightingsMax) {
+		l.record(i+1, i%5000+1) // rotates twice
+		if i%997 == 0 {
+			check(fmt.Sprintf("record %d", i))
+		}
+	}
+	check("after rotations")
+	l.record(5, 7)
+	l.record(5, 7) // again: no second count
+	l.record(5, 8) // moved
+	check("moves")
+	assert.Equal(t, uint64(0), l.lane(1), "pushed out by newer claims")
+	l = signerLanes{}
+	for i := range uint64(maxClaimsPerLane + 2) {
+		l.record(1<<40+i, 9)
+	}
+	check("a full lane")
+	assert.Equal(t, uint64(9), l.lane(1<<40+maxClaimsPerLane-1))
+	assert.Equal(t, uint64(0), l.lane(1<<40+maxClaimsPerLane), "past the bound: unknown")
 }
