@@ -90,19 +90,23 @@ type Budget struct {
 	queue []chan struct{} // waiting for a worker, oldest first
 	obs   Observer
 	// lastHit is when a template hit was last verified (NoteHit), in
-	// Unix nanoseconds of clock: the share is in force while it is recent.
+	// nanoseconds since epoch (since): the share is in force while it is
+	// recent.
 	lastHit atomic.Int64
 	// clock and after are time.Now and time.AfterFunc; tests replace
 	// them to step the pacing (share.go) without sleeping.
 	clock func() time.Time
 	after func(d time.Duration, f func())
+	// epoch is time.Now at New: clock's instants are read as durations
+	// since it (since), monotonic in production.
+	epoch time.Time
 	// lanes are the first-sight lanes (lanes.go).
 	lanes lanes
 }
 
 // New returns a Budget with limits l; obs may be nil.
 func New(l Limits, obs Observer) *Budget {
-	b := &Budget{obs: obs, clock: time.Now, after: func(d time.Duration, f func()) { time.AfterFunc(d, f) }}
+	b := &Budget{obs: obs, clock: time.Now, after: func(d time.Duration, f func()) { time.AfterFunc(d, f) }, epoch: time.Now()}
 	b.Reconfigure(l)
 	return b
 }
@@ -154,3 +158,13 @@ func (b *Budget) observe() {
 		b.obs.MemoryHeld(b.held)
 	}
 }
+
+// since is the clock's now in nanoseconds since epoch. time.Now carries a
+// monotonic reading and Sub uses it, so a step of the wall clock (NTP)
+// moves neither a lane's deadline (lanes.go) nor the last hit (share.go);
+// UnixNano would: a step back of an hour kept a lane closed for the hour,
+// and a step forward while a message held its lane closed it for 1/duty
+// − 1 times the step. A clock without a monotonic reading (tests' fake)
+// may still step: the readers treat an instant "before" a recorded one as
+// a step back (TestFirstSightLanesClockStep).
+func (b *Budget) since() int64 { return int64(b.clock().Sub(b.epoch)) }

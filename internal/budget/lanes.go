@@ -49,19 +49,29 @@ type lanes struct {
 	duty       float64
 	retryAfter time.Duration
 	m          map[uint64]*lane
-	// noSweepBefore is, after a sweep of a full map freed nothing, the
-	// earliest time (Unix ns) a lane may be idle again: until then a new
-	// lane is refused without another sweep. Lowered by every leave.
-	noSweepBefore int64
+	// noSweepBefore is, after a sweep of a full map freed nothing (at
+	// sweptAt), the earliest time (Budget.since) a lane may be idle
+	// again: until then a new lane is refused without another sweep.
+	// Lowered by every leave.
+	noSweepBefore, sweptAt int64
 }
 
-// lane is one lane's state: busy while a message runs in it, closed until
-// `until` (Unix ns) after it left. gen tells one admission from the next,
-// so that a late second call of an earlier leave ends nothing.
+// lane is one lane's state: busy while a message runs in it, closed from
+// `left` until `until` (Budget.since) after it left. gen tells one
+// admission from the next, so that a late second call of an earlier
+// leave ends nothing.
 type lane struct {
-	busy         bool
-	gen          uint64
-	start, until int64
+	busy               bool
+	gen                uint64
+	start, left, until int64
+}
+
+// open reports whether l admits a message at now: not busy and not
+// cooling. An instant before it was left is a clock stepped back
+// (Budget.since): the deadline, set on the clock before the step, no
+// longer says how long the lane has cooled, and the lane opens.
+func (l *lane) open(now int64) bool {
+	return !l.busy && (now >= l.until || now < l.left)
 }
 
 // configure applies the limits of a (re)configuration. Lanes held stay:
@@ -93,14 +103,14 @@ func (b *Budget) EnterFirstSight(lane uint64) (leave func(), err error) {
 	if ls.duty <= 0 {
 		return noLeave, nil
 	}
-	now := b.clock().UnixNano()
+	now := b.since()
 	l := ls.m[lane]
 	switch {
 	case l == nil:
 		if l = ls.add(lane, now); l == nil {
 			return nil, ls.refusal()
 		}
-	case l.busy || now < l.until:
+	case !l.open(now):
 		return nil, ls.refusal()
 	}
 	l.busy = true
@@ -114,7 +124,7 @@ func noLeave() {}
 
 // leaveLane ends admission gen of l, closing the lane for its cooldown.
 func (b *Budget) leaveLane(l *lane, gen uint64) {
-	now := b.clock().UnixNano()
+	now := b.since()
 	ls := &b.lanes
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
@@ -122,6 +132,7 @@ func (b *Budget) leaveLane(l *lane, gen uint64) {
 		return
 	}
 	l.busy = false
+	l.left = now
 	l.until = now + int64(laneCooldown(time.Duration(now-l.start), ls.duty))
 	ls.noSweepBefore = min(ls.noSweepBefore, l.until)
 }
@@ -142,20 +153,20 @@ func (ls *lanes) add(key uint64, now int64) *lane {
 		ls.m = make(map[uint64]*lane)
 	}
 	if len(ls.m) >= maxLanes {
-		if now < ls.noSweepBefore {
+		if now < ls.noSweepBefore && now >= ls.sweptAt {
 			return nil
 		}
 		next := int64(math.MaxInt64)
 		for k, l := range ls.m {
 			switch {
-			case !l.busy && now >= l.until:
+			case l.open(now):
 				delete(ls.m, k)
 			case !l.busy:
 				next = min(next, l.until)
 			}
 		}
 		if len(ls.m) >= maxLanes {
-			ls.noSweepBefore = next
+			ls.noSweepBefore, ls.sweptAt = next, now
 			return nil
 		}
 		ls.noSweepBefore = 0

@@ -175,7 +175,7 @@ func TestFirstSightLanes(t *testing.T) {
 		assert.Equal(t, int64(math.MaxInt64), b.lanes.noSweepBefore, "no lane can be idle before one is left: no sweep")
 		ft.now = ft.now.Add(10 * time.Millisecond)
 		leaves[3]() // cooling until +20ms
-		assert.Equal(t, ft.now.Add(10*time.Millisecond).UnixNano(), b.lanes.noSweepBefore, "the next sweep when lane 3 cools down")
+		assert.Equal(t, int64(ft.now.Add(10*time.Millisecond).Sub(b.epoch)), b.lanes.noSweepBefore, "the next sweep when lane 3 cools down")
 		ft.now = ft.now.Add(5 * time.Millisecond)
 		leaves[5]() // cooling until +30ms
 		b.NoteHit()

@@ -41,8 +41,10 @@ const hitNoteEvery = 10 * time.Millisecond
 // NoteHit tells the budget a template hit was verified: the DOM engine is
 // held to its share for hitWindow.
 func (b *Budget) NoteHit() {
-	now := b.clock().UnixNano()
-	if now-b.lastHit.Load() >= int64(hitNoteEvery) {
+	// 0 is "never": since is near 0 right after New. d < 0: the clock
+	// stepped back (since).
+	now := max(b.since(), 1)
+	if last := b.lastHit.Load(); last == 0 || now-last >= int64(hitNoteEvery) || now < last {
 		b.lastHit.Store(now)
 	}
 }
@@ -51,7 +53,8 @@ func (b *Budget) NoteHit() {
 // hitWindow.
 func (b *Budget) hitsFlowing() bool {
 	last := b.lastHit.Load()
-	return last != 0 && b.clock().UnixNano()-last < int64(hitWindow)
+	d := b.since() - last
+	return last != 0 && d >= 0 && d < int64(hitWindow)
 }
 
 // limit is the number of workers the DOM engine may hold now (0: no

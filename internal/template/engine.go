@@ -222,11 +222,13 @@ func (e *Engine) slow(data []byte, atts wss.Attachments, p *wss.Policy, now time
 // lane first; a refusal is err (a *budget.OverloadError the gateway
 // answers 503) and the DOM engine does not run.
 func (e *Engine) missRun(data []byte, atts wss.Attachments, p *wss.Policy, now time.Time) (sg sight, res *wss.Result, err error) {
-	if !e.lanes() {
+	if !e.lanes() || len(data) > e.limits.MaxBytes {
+		// Past MaxBytes the gate refuses the message before any work:
+		// nothing to walk or pace (BenchmarkLaneWalkCost).
 		res, err = e.domRun(data, atts, p, now)
 		return sg, res, err
 	}
-	sg.key, sg.signer = walkShape(data, atts != nil)
+	sg.key, sg.signer, sg.token = walkSight(data, atts != nil, &e.limits)
 	sg.ok = true
 	leave, err := e.enter(sg)
 	if err != nil {

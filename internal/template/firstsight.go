@@ -2,6 +2,7 @@ package template
 
 import (
 	"bytes"
+	"encoding/base64"
 	"hash/maphash"
 	"sync"
 	"time"
@@ -60,6 +61,9 @@ func (e *Engine) lanes() bool { return e.firstSight != nil && e.store.opts.Learn
 type sight struct {
 	key, signer uint64
 	ok          bool
+	// token: the claim is a token's text (claim.signer), so the
+	// certificate that verified the message must be that token's.
+	token bool
 }
 
 // enter takes the message's lane: none for a shape accepted before, the
@@ -86,37 +90,77 @@ func (e *Engine) domRunIn(leave func(), data []byte, atts wss.Attachments, p *ws
 // shape is recorded by learn (sightings).
 func (e *Engine) accepted(s sight, res *wss.Result) {
 	if s.ok && s.signer != 0 {
-		e.store.signers.record(s.signer, signerLane(s.signer, res))
+		if lane, ok := signerLane(s, res); ok {
+			e.store.signers.record(s.signer, lane)
+		}
 	}
 }
 
 // signerLane is the lane of an accepted message's claim: a hash of the
-// certificate its first signature was verified with, so that one key
-// named four ways (the token itself, its thumbprint, its SKI, its issuer
-// and serial: four claims) still has one lane, not four; the claim itself
-// for a signature without a certificate (a symmetric key). Never 0, the
-// lane of unknown claims.
-func signerLane(claim uint64, res *wss.Result) uint64 {
-	lane := claim
-	for _, sig := range res.Signatures {
-		if sig.Signer != nil && sig.Signer.Certificate != nil {
+// certificate it was verified with, so that one key named four ways (the
+// token itself, its thumbprint, its SKI, its issuer and serial: four
+// claims) still has one lane, not four; the claim itself for a signature
+// without a certificate (a symmetric key). Never 0, the lane of unknown
+// claims.
+//
+// The claim is read from unverified bytes, so it is recorded only where
+// it names what verified: a claimed token must be the certificate of a
+// verified signature (a key holder writing another partner's public
+// certificate into his Security header, unused, or past the tokens the
+// walk remembers, or in a Security header for another role, would else
+// move that partner's claim into his own lane: ok false); a key reference
+// (no token) is the first signature's, as the walk reads the first
+// ds:Signature's KeyInfo.
+func signerLane(s sight, res *wss.Result) (lane uint64, ok bool) {
+	if s.token {
+		for _, sig := range res.Signatures {
+			if sig.Signer != nil && sig.Signer.Certificate != nil && tokenClaim(sig.Signer.Certificate.Raw) == s.signer {
+				return max(maphash.Bytes(shapeSeed, sig.Signer.Certificate.Raw), 1), true
+			}
+		}
+		return 0, false
+	}
+	lane = s.signer
+	if len(res.Signatures) > 0 {
+		if sig := res.Signatures[0]; sig.Signer != nil && sig.Signer.Certificate != nil {
 			lane = maphash.Bytes(shapeSeed, sig.Signer.Certificate.Raw)
-			break
 		}
 	}
-	return max(lane, 1)
+	return max(lane, 1), true
+}
+
+// tokenClaim is the claim of a token holding the DER certificate der:
+// what claim.signer computes from its base64 text.
+func tokenClaim(der []byte) uint64 {
+	var h maphash.Hash
+	h.SetSeed(claimSeed)
+	h.WriteByte('T')
+	h.WriteString(base64.StdEncoding.EncodeToString(der))
+	return max(h.Sum64(), 1)
 }
 
 // signerLanes maps the claims of accepted misses to their lanes, in two
 // bounded generations as sightings keeps keys: a flood of accepted claims
-// (a key holder naming his key in ever new ways cannot: there are four)
+// (a key holder naming his key in ever new ways cannot: maxClaimsPerLane)
 // pushes an old claim out after sightingsMax/2 newer ones, and its next
 // first sight shares lane 0 until accepted again. Only the DOM path
 // touches it.
 type signerLanes struct {
 	mu       sync.Mutex
 	cur, old map[uint64]uint64
+	// perLane counts the claims of cur and old per lane, to hold each
+	// lane to maxClaimsPerLane.
+	perLane map[uint64]int
 }
+
+// maxClaimsPerLane bounds the claims one lane is known by. A key is
+// named four ways (its token, thumbprint, SKI, issuer and serial), but
+// the DOM engine accepts one way spelled many ways (a serial with leading
+// zeros, an issuer name's spacing): unbounded, a key holder's accepted
+// messages could make sightingsMax claims, push every partner's claim out
+// and send the partners' new shapes to lane 0 beside his flood
+// (TestFirstSightClaimsPerKey). A claim past the bound stays unknown.
+const maxClaimsPerLane = 4
 
 // lane is the lane of claim: its certificate's when an accepted message
 // made it, else 0.
@@ -132,18 +176,45 @@ func (l *signerLanes) lane(claim uint64) uint64 {
 	return l.old[claim]
 }
 
-// record makes lane the lane of claim.
+// record makes lane the lane of claim, unless lane has maxClaimsPerLane
+// other claims.
 func (l *signerLanes) record(claim, lane uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.cur[claim]; !ok && len(l.cur) >= sightingsMax/2 {
+	prev, inCur := l.cur[claim]
+	known := inCur
+	if !known {
+		prev, known = l.old[claim]
+	}
+	if (!known || prev != lane) && l.perLane[lane] >= maxClaimsPerLane {
+		return
+	}
+	if known {
+		delete(l.cur, claim)
+		delete(l.old, claim)
+		l.drop(prev)
+	}
+	if !inCur && len(l.cur) >= sightingsMax/2 {
+		for _, lane := range l.old {
+			l.drop(lane)
+		}
 		l.old, l.cur = l.cur, nil
 	}
 	if l.cur == nil {
 		l.cur = make(map[uint64]uint64)
 	}
-	delete(l.old, claim)
+	if l.perLane == nil {
+		l.perLane = make(map[uint64]int)
+	}
 	l.cur[claim] = lane
+	l.perLane[lane]++
+}
+
+// drop forgets one claim of lane in perLane.
+func (l *signerLanes) drop(lane uint64) {
+	if l.perLane[lane]--; l.perLane[lane] <= 0 {
+		delete(l.perLane, lane)
+	}
 }
 
 // has reports whether key was seen (an accepted message had it), without
@@ -348,6 +419,13 @@ func (c *claim) text(seg []byte) {
 				seg = seg[n:]
 				continue
 			}
+			if c.capToken {
+				// No certificate's base64 holds another reference: no
+				// claim, and megabytes of "&#1" are not hashed one by
+				// one before the gate refuses them (BenchmarkLaneWalkCost).
+				c.capture = -1
+				return
+			}
 			c.ch.WriteByte('&')
 			c.capAny = true
 		}
@@ -395,12 +473,12 @@ func spaceRef(seg []byte) int {
 	return 0
 }
 
-// signer is the claimed signer's hash, 0 for no claim.
-func (c *claim) signer(data []byte) uint64 {
+// signer is the claimed signer's hash, 0 for no claim; token reports
+// whether it is a token's text.
+func (c *claim) signer(data []byte) (sum uint64, token bool) {
 	if c.capture >= 0 { // truncated inside a capture: what was read is no claim
 		c.capture = -1
 	}
-	sum := uint64(0)
 	if c.haveURI && c.uri.end > c.uri.start && data[c.uri.start] == '#' {
 		ref := data[c.uri.start+1 : c.uri.end]
 		for _, t := range c.tokens[:c.nTokens] {
@@ -412,12 +490,13 @@ func (c *claim) signer(data []byte) uint64 {
 	}
 	switch {
 	case sum != 0:
+		token = true
 	case c.nTokens > 0:
-		sum = c.tokens[0].sum
+		sum, token = c.tokens[0].sum, true
 	case c.strAny:
 		sum = c.strSum
 	default:
-		return 0
+		return 0, false
 	}
-	return max(sum, 1) // 0 is "no claim"
+	return max(sum, 1), token // 0 is "no claim"
 }

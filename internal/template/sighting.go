@@ -3,7 +3,10 @@ package template
 import (
 	"bytes"
 	"hash/maphash"
+	"math"
 	"sync"
+
+	"github.com/wssgw/wssgw/internal/xmlscan"
 )
 
 // Learning a shape only when it is seen again (issue 14). Every message
@@ -94,6 +97,24 @@ func shapeKey(data []byte, pkg bool) uint64 {
 // the walk computed when it ran after acceptance only (FuzzShapeKey), so
 // learning is unchanged.
 func walkShape(data []byte, pkg bool) (key, signer uint64) {
+	key, signer, _ = walkSight(data, pkg, nil)
+	return key, signer
+}
+
+// walkSight is walkShape telling also whether the claim is a token's text
+// (signerLane). With lim, the walk stops where the gate refuses the
+// message (deeper than MaxDepth, more than MaxElements elements or
+// MaxAttrs+MaxNSDeclsPerElement attributes on one): the DOM engine that
+// follows refuses such bytes in microseconds, and walking megabytes of
+// them first made a refused message cost up to 1,000x that
+// (BenchmarkLaneWalkCost). It claims nothing then (lane 0); an accepted
+// message is within the limits, so its key is walkShape's.
+func walkSight(data []byte, pkg bool, lim *xmlscan.Limits) (key, signer uint64, token bool) {
+	maxDepth, maxElems, maxAttrs := math.MaxInt, math.MaxInt, math.MaxInt
+	if lim != nil {
+		maxDepth, maxElems, maxAttrs = lim.MaxDepth, lim.MaxElements, lim.MaxAttrs+lim.MaxNSDeclsPerElement
+	}
+	elems := 0
 	var h maphash.Hash
 	h.SetSeed(shapeSeed)
 	if pkg {
@@ -144,6 +165,10 @@ func walkShape(data []byte, pkg bool) (key, signer uint64) {
 			continue
 		}
 		// A start tag: its name, then its attributes' names.
+		if elems++; elems > maxElems {
+			return h.Sum64(), 0, false
+		}
+		attrs := 0
 		n := nameEnd(data, i)
 		name := data[i:n]
 		record := skipFrom < 0
@@ -182,6 +207,9 @@ func walkShape(data []byte, pkg bool) (key, signer uint64) {
 			case isSpace(ch) || ch == '=':
 				i++
 			default:
+				if attrs++; attrs > maxAttrs {
+					return h.Sum64(), 0, false
+				}
 				n := nameEnd(data, i)
 				if n == i { // not a name byte: never in accepted XML
 					n++
@@ -204,7 +232,9 @@ func walkShape(data []byte, pkg bool) (key, signer uint64) {
 		if record {
 			c.open(role, depth)
 		}
-		depth++
+		if depth++; depth > maxDepth {
+			return h.Sum64(), 0, false
+		}
 		if record && depth == 2 && isBody(name) {
 			skipFrom = depth - 1 // skip until the Body's end tag
 			if !jumped {
@@ -223,7 +253,8 @@ func walkShape(data []byte, pkg bool) (key, signer uint64) {
 			}
 		}
 	}
-	return h.Sum64(), c.signer(data)
+	signer, token = c.signer(data)
+	return h.Sum64(), signer, token
 }
 
 func indexByte(data []byte, from int, c byte) int {
